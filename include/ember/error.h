@@ -1,0 +1,56 @@
+#pragma once
+// Exceptions thrown by Ember. Every bad input ends up here, never in abort().
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "ember/macros.h"
+
+namespace ember {
+
+class EMBER_API Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& msg) : std::runtime_error(msg) {}
+};
+class EMBER_API OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+class EMBER_API DeviceError : public Error {
+ public:
+  using Error::Error;
+};
+class EMBER_API TypeError : public Error {
+ public:
+  using Error::Error;
+};
+class EMBER_API IndexError : public Error {
+ public:
+  using Error::Error;
+};
+class EMBER_API ValueError : public Error {
+ public:
+  using Error::Error;
+};
+class EMBER_API NotImplementedError : public Error {
+ public:
+  using Error::Error;
+};
+
+namespace detail {
+template <typename... Args>
+std::string str_cat(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+}  // namespace detail
+}  // namespace ember
+
+// EMBER_CHECK(cond, ErrorType, message parts...): throws ErrorType with the parts concatenated.
+#define EMBER_CHECK(cond, ErrorType, ...)                                 \
+  do {                                                                    \
+    if (__builtin_expect(!(cond), 0)) {                                   \
+      throw ::ember::ErrorType(::ember::detail::str_cat(__VA_ARGS__));    \
+    }                                                                     \
+  } while (0)

@@ -1,0 +1,177 @@
+#pragma once
+// Free functions: factories, math, views and reductions with libtorch's names and signatures.
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "ember/tensor.h"
+
+namespace ember {
+
+// ---- random numbers (Philox 4x32-10, counter based: same seed, same numbers on every device) ----
+EMBER_API void manual_seed(uint64_t seed);
+EMBER_API uint64_t initial_seed();
+
+// ---- factories ----
+EMBER_API Tensor empty(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides,
+                               const TensorOptions& options = {});
+EMBER_API Tensor zeros(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor ones(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor full(IntArrayRef sizes, const Scalar& value, const TensorOptions& options = {});
+EMBER_API Tensor rand(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor randn(IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor randint(int64_t low, int64_t high, IntArrayRef sizes,
+                         const TensorOptions& options = kLong);
+EMBER_API Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& options = kLong);
+EMBER_API Tensor randperm(int64_t n, const TensorOptions& options = kLong);
+EMBER_API Tensor arange(const Scalar& end, const TensorOptions& options = {});
+EMBER_API Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options = {});
+EMBER_API Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
+                        const TensorOptions& options = {});
+EMBER_API Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
+                          const TensorOptions& options = {});
+EMBER_API Tensor eye(int64_t n, const TensorOptions& options = {});
+EMBER_API Tensor eye(int64_t n, int64_t m, const TensorOptions& options = {});
+EMBER_API Tensor empty_like(const Tensor& t, const TensorOptions& options = {});
+EMBER_API Tensor zeros_like(const Tensor& t, const TensorOptions& options = {});
+EMBER_API Tensor ones_like(const Tensor& t, const TensorOptions& options = {});
+EMBER_API Tensor full_like(const Tensor& t, const Scalar& v, const TensorOptions& options = {});
+EMBER_API Tensor rand_like(const Tensor& t, const TensorOptions& options = {});
+EMBER_API Tensor randn_like(const Tensor& t, const TensorOptions& options = {});
+EMBER_API Tensor scalar_tensor(const Scalar& s, const TensorOptions& options = {});
+// Wraps memory the caller owns (CPU, or CUDA memory with a CUDA device in options).
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& options = {});
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
+                           const TensorOptions& options = {});
+
+// ---- elementwise ----
+EMBER_API Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+EMBER_API Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+EMBER_API Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+EMBER_API Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+EMBER_API Tensor mul(const Tensor& a, const Tensor& b);
+EMBER_API Tensor mul(const Tensor& a, const Scalar& b);
+EMBER_API Tensor div(const Tensor& a, const Tensor& b);
+EMBER_API Tensor div(const Tensor& a, const Scalar& b);
+EMBER_API Tensor pow(const Tensor& a, const Tensor& e);
+EMBER_API Tensor pow(const Tensor& a, const Scalar& e);
+EMBER_API Tensor pow(const Scalar& a, const Tensor& e);
+EMBER_API Tensor maximum(const Tensor& a, const Tensor& b);
+EMBER_API Tensor minimum(const Tensor& a, const Tensor& b);
+EMBER_API Tensor neg(const Tensor& a);
+EMBER_API Tensor abs(const Tensor& a);
+EMBER_API Tensor exp(const Tensor& a);
+EMBER_API Tensor log(const Tensor& a);
+EMBER_API Tensor sqrt(const Tensor& a);
+EMBER_API Tensor rsqrt(const Tensor& a);
+EMBER_API Tensor square(const Tensor& a);
+EMBER_API Tensor sin(const Tensor& a);
+EMBER_API Tensor cos(const Tensor& a);
+EMBER_API Tensor sign(const Tensor& a);
+EMBER_API Tensor relu(const Tensor& a);
+EMBER_API Tensor sigmoid(const Tensor& a);
+EMBER_API Tensor tanh(const Tensor& a);
+EMBER_API Tensor gelu(const Tensor& a, const std::string& approximate = "none");
+EMBER_API Tensor silu(const Tensor& a);
+EMBER_API Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = {});
+EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
+EMBER_API Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+EMBER_API Tensor eq(const Tensor& a, const Tensor& b);
+EMBER_API Tensor ne(const Tensor& a, const Tensor& b);
+EMBER_API Tensor lt(const Tensor& a, const Tensor& b);
+EMBER_API Tensor le(const Tensor& a, const Tensor& b);
+EMBER_API Tensor gt(const Tensor& a, const Tensor& b);
+EMBER_API Tensor ge(const Tensor& a, const Tensor& b);
+EMBER_API Tensor logical_not(const Tensor& a);
+EMBER_API Tensor logical_and(const Tensor& a, const Tensor& b);
+EMBER_API Tensor logical_or(const Tensor& a, const Tensor& b);
+EMBER_API Tensor isnan(const Tensor& a);
+// The dtype PyTorch's promotion gives an op over these operands.
+EMBER_API ScalarType result_type(const Tensor& a, const Tensor& b);
+EMBER_API ScalarType result_type(const Tensor& a, const Scalar& b);
+
+// ---- linear algebra ----
+EMBER_API Tensor matmul(const Tensor& a, const Tensor& b);
+EMBER_API Tensor mm(const Tensor& a, const Tensor& b);
+EMBER_API Tensor bmm(const Tensor& a, const Tensor& b);
+EMBER_API Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b,
+                       const Scalar& beta = 1, const Scalar& alpha = 1);
+EMBER_API Tensor outer(const Tensor& a, const Tensor& b);
+
+// ---- reductions ----
+EMBER_API Tensor sum(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim = false,
+                     std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor mean(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim = false,
+                      std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor prod(const Tensor& a);
+EMBER_API Tensor max(const Tensor& a);
+EMBER_API std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
+EMBER_API Tensor min(const Tensor& a);
+EMBER_API std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
+EMBER_API Tensor amax(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
+EMBER_API Tensor amin(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false);
+EMBER_API Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt,
+                        bool keepdim = false);
+EMBER_API Tensor argmin(const Tensor& a, std::optional<int64_t> dim = std::nullopt,
+                        bool keepdim = false);
+EMBER_API Tensor var(const Tensor& a, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+EMBER_API Tensor std(const Tensor& a, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+EMBER_API Tensor softmax(const Tensor& a, int64_t dim,
+                         std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor log_softmax(const Tensor& a, int64_t dim,
+                             std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim = false);
+EMBER_API bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+                        bool equal_nan = false);
+EMBER_API bool equal(const Tensor& a, const Tensor& b);
+
+// ---- shape ----
+EMBER_API Tensor cat(TensorList tensors, int64_t dim = 0);
+EMBER_API Tensor stack(TensorList tensors, int64_t dim = 0);
+EMBER_API Tensor flatten(const Tensor& a, int64_t start_dim = 0, int64_t end_dim = -1);
+EMBER_API Tensor reshape(const Tensor& a, IntArrayRef sizes);
+EMBER_API Tensor transpose(const Tensor& a, int64_t d0, int64_t d1);
+EMBER_API Tensor permute(const Tensor& a, IntArrayRef dims);
+EMBER_API Tensor unsqueeze(const Tensor& a, int64_t dim);
+EMBER_API Tensor squeeze(const Tensor& a);
+EMBER_API Tensor squeeze(const Tensor& a, int64_t dim);
+EMBER_API Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
+EMBER_API Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
+EMBER_API Tensor select(const Tensor& a, int64_t dim, int64_t index);
+EMBER_API Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
+EMBER_API Tensor one_hot(const Tensor& a, int64_t num_classes = -1);
+// Broadcast shape of two shapes; throws naming both when they do not broadcast.
+EMBER_API std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
+
+// ---- operators ----
+inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+inline Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
+inline Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
+inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+inline Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+EMBER_API Tensor operator-(const Scalar& a, const Tensor& b);
+inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+inline Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
+inline Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+EMBER_API Tensor operator/(const Scalar& a, const Tensor& b);
+inline Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+inline Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+inline Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+inline Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+inline Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+inline Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+inline Tensor operator==(const Tensor& a, const Scalar& b) { return a.eq(b); }
+inline Tensor operator!=(const Tensor& a, const Scalar& b) { return a.ne(b); }
+inline Tensor operator<(const Tensor& a, const Scalar& b) { return a.lt(b); }
+inline Tensor operator<=(const Tensor& a, const Scalar& b) { return a.le(b); }
+inline Tensor operator>(const Tensor& a, const Scalar& b) { return a.gt(b); }
+inline Tensor operator>=(const Tensor& a, const Scalar& b) { return a.ge(b); }
+inline Tensor operator!(const Tensor& a) { return logical_not(a); }
+
+}  // namespace ember

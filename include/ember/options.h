@@ -1,0 +1,69 @@
+#pragma once
+// TensorOptions: dtype, device, requires_grad and pinned memory for factory functions.
+#include <optional>
+
+#include "ember/device.h"
+#include "ember/dtype.h"
+
+namespace ember {
+
+enum class Layout : int8_t { Strided = 0 };
+constexpr Layout kStrided = Layout::Strided;
+
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  // Implicit, as in libtorch, so ember::zeros({2}, ember::kInt) and ember::randn({2}, device) work.
+  TensorOptions(ScalarType dtype) : dtype_(dtype) {}
+  TensorOptions(Device device) : device_(device) {}
+  TensorOptions(DeviceType type) : device_(Device(type)) {}
+  TensorOptions(const char* device) : device_(Device(device)) {}
+  TensorOptions(Layout) {}
+
+  TensorOptions dtype(ScalarType d) const {
+    TensorOptions o = *this;
+    o.dtype_ = d;
+    return o;
+  }
+  TensorOptions dtype(std::optional<ScalarType> d) const {
+    TensorOptions o = *this;
+    o.dtype_ = d;
+    return o;
+  }
+  TensorOptions device(Device d) const {
+    TensorOptions o = *this;
+    o.device_ = d;
+    return o;
+  }
+  TensorOptions device(DeviceType t, DeviceIndex i = -1) const { return device(Device(t, i)); }
+  TensorOptions requires_grad(bool r = true) const {
+    TensorOptions o = *this;
+    o.requires_grad_ = r;
+    return o;
+  }
+  TensorOptions pinned_memory(bool p = true) const {
+    TensorOptions o = *this;
+    o.pinned_memory_ = p;
+    return o;
+  }
+  TensorOptions layout(Layout) const { return *this; }
+
+  ScalarType dtype() const { return dtype_ ? *dtype_ : get_default_dtype(); }
+  bool has_dtype() const { return dtype_.has_value(); }
+  Device device() const { return device_ ? *device_ : Device(kCPU); }
+  bool has_device() const { return device_.has_value(); }
+  bool requires_grad() const { return requires_grad_; }
+  bool pinned_memory() const { return pinned_memory_; }
+
+ private:
+  std::optional<ScalarType> dtype_;
+  std::optional<Device> device_;
+  bool requires_grad_ = false;
+  bool pinned_memory_ = false;
+};
+
+inline TensorOptions dtype(ScalarType d) { return TensorOptions().dtype(d); }
+inline TensorOptions device(Device d) { return TensorOptions().device(d); }
+inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+
+}  // namespace ember

@@ -1,0 +1,260 @@
+#pragma once
+// Tensor: a reference-counted handle to a TensorImpl, with libtorch's method names.
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ember/error.h"
+#include "ember/options.h"
+#include "ember/scalar.h"
+#include "ember/tensor_impl.h"
+
+namespace ember {
+
+namespace autograd {
+class Node;
+}
+
+// Stream identity passed to record_stream (kept tiny so tensor.h needs no CUDA header).
+struct StreamRef {
+  Device device;
+  void* handle;  // cudaStream_t, or nullptr for the default stream
+  int64_t id;
+};
+
+class Tensor;
+using TensorList = ArrayRef<Tensor>;
+
+class EMBER_API Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(Ref<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- identity and metadata ----
+  bool defined() const { return static_cast<bool>(impl_); }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const Ref<TensorImpl>& impl() const { return impl_; }
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  int32_t use_count() const { return impl_.use_count(); }
+  void reset() { impl_.reset(); }
+
+  IntArrayRef sizes() const { return checked()->sizes(); }
+  IntArrayRef strides() const { return checked()->strides(); }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return checked()->dim(); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return checked()->numel(); }
+  ScalarType dtype() const { return checked()->dtype(); }
+  ScalarType scalar_type() const { return dtype(); }
+  Device device() const { return checked()->device(); }
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_contiguous() const { return checked()->is_contiguous(); }
+  bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  int64_t storage_offset() const { return checked()->storage_offset(); }
+  size_t element_size() const { return ember::element_size(dtype()); }
+  size_t itemsize() const { return element_size(); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  bool is_pinned() const;
+  // Bumped by every in-place write; autograd uses it to detect stale saved tensors.
+  uint32_t _version() const { return checked()->storage()->version.load(); }
+  void bump_version() const { checked()->storage()->version.fetch_add(1); }
+
+  void* data_ptr() const { return checked()->data(); }
+  template <typename T>
+  T* data_ptr() const;
+  template <typename T>
+  T item() const {
+    return item().to<T>();
+  }
+  Scalar item() const;
+  // Copies the elements to a std::vector<T> (through the CPU, cast to T).
+  template <typename T>
+  std::vector<T> to_vector() const;
+
+  // ---- conversion and copies ----
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  Tensor cpu() const;
+  Tensor cuda() const;
+  Tensor pin_memory() const;
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor detach() const;
+  Tensor& detach_();
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+  Tensor& fill_(const Scalar& value);
+  Tensor& zero_();
+  Tensor toType(ScalarType t) const { return to(t); }
+  Tensor type_as(const Tensor& o) const { return to(o.dtype()); }
+  Tensor to_dense() const { return *this; }
+  // Tells the caching allocator that this tensor's memory is in use on stream `stream_id`.
+  void record_stream(const StreamRef& stream) const;
+
+  // ---- views (share storage) ----
+  Tensor view(IntArrayRef sizes) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor view_as(const Tensor& o) const { return view(o.sizes()); }
+  Tensor reshape_as(const Tensor& o) const { return reshape(o.sizes()); }
+  Tensor t() const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& o) const { return expand(o.sizes()); }
+  Tensor slice(int64_t dim = 0, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
+
+  // ---- math ----
+  Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor add(const Scalar& o, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor sub(const Scalar& o, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor mul(const Scalar& o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor div(const Scalar& o) const;
+  Tensor pow(const Tensor& e) const;
+  Tensor pow(const Scalar& e) const;
+  Tensor maximum(const Tensor& o) const;
+  Tensor minimum(const Tensor& o) const;
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor square() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor sign() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
+  Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  Tensor eq(const Tensor& o) const;
+  Tensor eq(const Scalar& o) const;
+  Tensor ne(const Tensor& o) const;
+  Tensor ne(const Scalar& o) const;
+  Tensor lt(const Tensor& o) const;
+  Tensor lt(const Scalar& o) const;
+  Tensor le(const Tensor& o) const;
+  Tensor le(const Scalar& o) const;
+  Tensor gt(const Tensor& o) const;
+  Tensor gt(const Scalar& o) const;
+  Tensor ge(const Tensor& o) const;
+  Tensor ge(const Scalar& o) const;
+  Tensor logical_not() const;
+  Tensor matmul(const Tensor& o) const;
+  Tensor mm(const Tensor& o) const;
+  Tensor bmm(const Tensor& o) const;
+  Tensor sum(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false,
+             std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor prod() const;
+  Tensor max() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor norm(const Scalar& p = 2) const;
+  Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  bool allclose(const Tensor& o, double rtol = 1e-5, double atol = 1e-8,
+                bool equal_nan = false) const;
+  bool equal(const Tensor& o) const;
+  Tensor all() const;
+  Tensor any() const;
+
+  // ---- in place ----
+  Tensor& add_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& add_(const Scalar& o, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1);
+  Tensor& sub_(const Scalar& o, const Scalar& alpha = 1);
+  Tensor& mul_(const Tensor& o);
+  Tensor& mul_(const Scalar& o);
+  Tensor& div_(const Tensor& o);
+  Tensor& div_(const Scalar& o);
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  Tensor& relu_();
+  Tensor& neg_();
+  Tensor& sqrt_();
+  Tensor& exp_();
+  Tensor& uniform_(double from = 0, double to = 1);
+  Tensor& normal_(double mean = 0, double std = 1);
+
+  // ---- autograd ----
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor& set_requires_grad(bool r) { return requires_grad_(r); }
+  const Tensor& grad() const;
+  Tensor& mutable_grad() const;
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  void retain_grad() const;
+  bool retains_grad() const;
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+  uint32_t output_nr() const;
+
+  // ---- operators ----
+  Tensor operator-() const { return neg(); }
+  Tensor& operator+=(const Tensor& o) { return add_(o); }
+  Tensor& operator+=(const Scalar& o) { return add_(o); }
+  Tensor& operator-=(const Tensor& o) { return sub_(o); }
+  Tensor& operator-=(const Scalar& o) { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) { return mul_(o); }
+  Tensor& operator*=(const Scalar& o) { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) { return div_(o); }
+  Tensor& operator/=(const Scalar& o) { return div_(o); }
+
+  std::string toString() const;
+
+ private:
+  TensorImpl* checked() const {
+    EMBER_CHECK(impl_, Error, "the tensor is undefined (default-constructed or reset)");
+    return impl_.get();
+  }
+  Ref<TensorImpl> impl_;
+};
+
+template <typename T>
+T* Tensor::data_ptr() const {
+  EMBER_CHECK(CppTypeToScalarType<T>::value == dtype(), TypeError, "data_ptr<",
+              to_string(CppTypeToScalarType<T>::value), ">() called on a tensor of dtype ",
+              to_string(dtype()));
+  return static_cast<T*>(data_ptr());
+}
+
+// Printing as Python's torch prints: tensor([[1., 2.]], dtype=torch.float64).
+EMBER_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace ember

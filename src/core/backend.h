@@ -1,0 +1,61 @@
+#pragma once
+// A backend implements op families (not single ops) for one device type. Front ends in src/ops
+// have already checked devices and dtypes, promoted, broadcast (zero strides) and allocated `out`.
+#include <cstdint>
+
+#include "core/ops_list.h"
+#include "ember/tensor.h"
+
+namespace ember {
+
+enum class RandomKind : int { Uniform, Normal, RandInt };
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Allocator* allocator(Device device) = 0;
+
+  // out[i] = value.
+  virtual void fill(const Tensor& out, const Scalar& value) = 0;
+  // dst = src (same shape; dtypes may differ: cast; devices may differ when one side is CUDA).
+  virtual void copy(const Tensor& dst, const Tensor& src, bool non_blocking) = 0;
+  // out = op(in); `out` has its final dtype (bool for IsNan/LogicalNot), `in` the compute dtype.
+  virtual void unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) = 0;
+  // out = op(a, b); a and b have the compute dtype and out's shape (broadcast by strides).
+  virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                      OpParams p) = 0;
+  // out = cond ? a : b, all of out's shape; cond is bool.
+  virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) = 0;
+  // Reduces `in` into `out`, where out.sizes() equals in.sizes() with the reduced dims set to 1.
+  virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& in) = 0;
+  // Index of the max (or min) along `dim`; values and indices have in's shape with dim = 1.
+  virtual void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices,
+                          const Tensor& in, int64_t dim) = 0;
+  // out[b] = alpha * a[b] @ b[b] + beta * out[b] for 3-D tensors [B,M,K] x [B,K,N] -> [B,M,N].
+  virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
+                    double beta) = 0;
+  // out[i] = start + i * step over a contiguous 1-D out.
+  virtual void arange(const Tensor& out, double start, double step) = 0;
+  // Philox stream `seed`, starting at counter `offset` (in units of 4 numbers).
+  virtual void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
+                      uint64_t offset) = 0;
+  // out = in.index_select(dim, index) ; index is int64, 1-D.
+  virtual void index_select(const Tensor& out, const Tensor& in, int64_t dim,
+                            const Tensor& index) = 0;
+  // out.index_add_(dim, index, src)
+  virtual void index_add(const Tensor& out, int64_t dim, const Tensor& index,
+                         const Tensor& src) = 0;
+  // out = in.gather(dim, index)
+  virtual void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
+  // out.scatter_add_(dim, index, src)
+  virtual void scatter_add(const Tensor& out, int64_t dim, const Tensor& index,
+                           const Tensor& src) = 0;
+};
+
+EMBER_API Backend& cpu_backend();
+// Implemented by src/cuda (the real backend) or src/cuda_stub (throws, saying why).
+EMBER_API Backend& cuda_backend();
+inline Backend& backend_for(Device d) { return d.is_cuda() ? cuda_backend() : cpu_backend(); }
+inline Backend& backend_for(const Tensor& t) { return backend_for(t.device()); }
+
+}  // namespace ember

@@ -1,0 +1,323 @@
+#pragma once
+// The math of every elementwise op and reduction, written once and compiled by g++ and nvcc
+// (EMBER_HD) so the CPU tests check the same arithmetic the GPU runs. T is the compute type:
+// float for half/bfloat16 storage, the dtype itself otherwise.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "core/ops_list.h"
+#include "ember/macros.h"
+
+namespace ember {
+
+namespace fn {
+template <typename T>
+EMBER_HD_INLINE bool isnan_(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return x != x;
+  } else {
+    return false;
+  }
+}
+}  // namespace fn
+
+struct NegOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x;
+    } else {
+      return -x;
+    }
+  }
+};
+struct AbsOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) {
+      return x;
+    } else {
+      return x < T(0) ? T(-x) : x;
+    }
+  }
+};
+struct ExpOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return ::exp(x); }
+};
+struct LogOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return ::log(x); }
+};
+struct SqrtOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return ::sqrt(x); }
+};
+struct RsqrtOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return T(1) / ::sqrt(x); }
+};
+struct SquareOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return x * x; }
+};
+struct ReciprocalOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return T(1) / x; }
+};
+struct SinOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return ::sin(x); }
+};
+struct CosOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return ::cos(x); }
+};
+struct SignOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x;
+    } else {
+      return static_cast<T>((T(0) < x) - (x < T(0)));
+    }
+  }
+};
+struct ErfOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return ::erf(x); }
+};
+struct Log1pOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return ::log1p(x); }
+};
+struct ReluOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x;
+    } else {
+      return fn::isnan_(x) ? x : (x > T(0) ? x : T(0));  // NaN propagates, as in PyTorch
+    }
+  }
+};
+struct SigmoidOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return T(1) / (T(1) + ::exp(-x)); }
+};
+struct TanhOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return ::tanh(x); }
+};
+struct GeluOp {  // exact: x * Phi(x)
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return x * T(0.5) * (T(1) + ::erf(x * T(0.70710678118654752440)));
+  }
+};
+struct GeluTanhOp {  // approximate="tanh"
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    const T k = T(0.79788456080286535588);  // sqrt(2/pi)
+    return T(0.5) * x * (T(1) + ::tanh(k * (x + T(0.044715) * x * x * x)));
+  }
+};
+struct SiluOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const { return x / (T(1) + ::exp(-x)); }
+};
+// clamp(x, a, b): p.a / p.b hold the bounds; NaN bounds mean "no bound" (set by the front end
+// to -inf/+inf for floats, or to the type's limits for integers).
+struct ClampOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams p) const {
+    if (fn::isnan_(x)) return x;
+    T lo = static_cast<T>(p.a), hi = static_cast<T>(p.b);
+    return x < lo ? lo : (x > hi ? hi : x);
+  }
+};
+struct PowScalarOp {  // x ** p.a
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams p) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (p.a == 2.0) return x * x;
+      if (p.a == 1.0) return x;
+      if (p.a == 0.5) return ::sqrt(x);
+      return ::pow(x, static_cast<T>(p.a));
+    } else {
+      return ipow(x, static_cast<int64_t>(p.a));
+    }
+  }
+  template <typename T>
+  static EMBER_HD T ipow(T base, int64_t e) {
+    if (e < 0) return base == T(1) ? T(1) : T(0);
+    T r = T(1);
+    while (e) {
+      if (e & 1) r = static_cast<T>(r * base);
+      base = static_cast<T>(base * base);
+      e >>= 1;
+    }
+    return r;
+  }
+};
+struct RPowScalarOp {  // p.a ** x
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams p) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return ::pow(static_cast<T>(p.a), x);
+    } else {
+      return PowScalarOp::ipow(static_cast<T>(p.a), static_cast<int64_t>(x));
+    }
+  }
+};
+struct LogicalNotOp {
+  template <typename T>
+  EMBER_HD bool operator()(T x, OpParams) const { return !static_cast<bool>(x); }
+};
+struct IsNanOp {
+  template <typename T>
+  EMBER_HD bool operator()(T x, OpParams) const { return fn::isnan_(x); }
+};
+
+// ---- binary ----
+struct AddOp {  // a + alpha * b
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams p) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a || b;
+    } else {
+      return p.a == 1.0 ? static_cast<T>(a + b) : static_cast<T>(a + static_cast<T>(p.a) * b);
+    }
+  }
+};
+struct SubOp {  // a - alpha * b
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams p) const {
+    return p.a == 1.0 ? static_cast<T>(a - b) : static_cast<T>(a - static_cast<T>(p.a) * b);
+  }
+};
+struct MulOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a && b;
+    } else {
+      return static_cast<T>(a * b);
+    }
+  }
+};
+struct DivOp {  // true division; the front end promotes integers to float first
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const { return a / b; }
+};
+struct PowOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return ::pow(a, b);
+    } else {
+      return PowScalarOp::ipow(a, static_cast<int64_t>(b));
+    }
+  }
+};
+struct MaximumOp {  // NaN propagates, as in torch.maximum
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    if (fn::isnan_(a)) return a;
+    if (fn::isnan_(b)) return b;
+    return a > b ? a : b;
+  }
+};
+struct MinimumOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    if (fn::isnan_(a)) return a;
+    if (fn::isnan_(b)) return b;
+    return a < b ? a : b;
+  }
+};
+struct EqOp {
+  template <typename T>
+  EMBER_HD bool operator()(T a, T b, OpParams) const { return a == b; }
+};
+struct NeOp {
+  template <typename T>
+  EMBER_HD bool operator()(T a, T b, OpParams) const { return a != b; }
+};
+struct LtOp {
+  template <typename T>
+  EMBER_HD bool operator()(T a, T b, OpParams) const { return a < b; }
+};
+struct LeOp {
+  template <typename T>
+  EMBER_HD bool operator()(T a, T b, OpParams) const { return a <= b; }
+};
+struct GtOp {
+  template <typename T>
+  EMBER_HD bool operator()(T a, T b, OpParams) const { return a > b; }
+};
+struct GeOp {
+  template <typename T>
+  EMBER_HD bool operator()(T a, T b, OpParams) const { return a >= b; }
+};
+struct LogicalAndOp {
+  template <typename T>
+  EMBER_HD bool operator()(T a, T b, OpParams) const { return a && b; }
+};
+struct LogicalOrOp {
+  template <typename T>
+  EMBER_HD bool operator()(T a, T b, OpParams) const { return a || b; }
+};
+
+// ---- reductions: identity() and combine(acc, x) ----
+struct SumReduce {
+  template <typename T>
+  static EMBER_HD T identity() { return T(0); }
+  template <typename T>
+  EMBER_HD T operator()(T acc, T x) const { return acc + x; }
+};
+struct ProdReduce {
+  template <typename T>
+  static EMBER_HD T identity() { return T(1); }
+  template <typename T>
+  EMBER_HD T operator()(T acc, T x) const { return acc * x; }
+};
+struct MaxReduce {
+  template <typename T>
+  static EMBER_HD T identity() {
+    if constexpr (std::is_floating_point_v<T>) {
+      return -std::numeric_limits<T>::infinity();
+    } else {
+      return std::numeric_limits<T>::lowest();
+    }
+  }
+  template <typename T>
+  EMBER_HD T operator()(T acc, T x) const { return MaximumOp()(acc, x, OpParams{}); }
+};
+struct MinReduce {
+  template <typename T>
+  static EMBER_HD T identity() {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::numeric_limits<T>::infinity();
+    } else {
+      return std::numeric_limits<T>::max();
+    }
+  }
+  template <typename T>
+  EMBER_HD T operator()(T acc, T x) const { return MinimumOp()(acc, x, OpParams{}); }
+};
+struct AnyReduce {
+  template <typename T>
+  static EMBER_HD T identity() { return T(0); }
+  template <typename T>
+  EMBER_HD T operator()(T acc, T x) const { return static_cast<T>(acc || x); }
+};
+struct AllReduce {
+  template <typename T>
+  static EMBER_HD T identity() { return T(1); }
+  template <typename T>
+  EMBER_HD T operator()(T acc, T x) const { return static_cast<T>(acc && x); }
+};
+
+}  // namespace ember

@@ -1,0 +1,14 @@
+#pragma once
+// The default random generator: a seed and a Philox counter offset advanced per draw.
+#include <cstdint>
+
+namespace ember {
+
+struct PhiloxState {
+  uint64_t seed;
+  uint64_t offset;
+};
+// Reserves `blocks` Philox blocks and returns where they start.
+PhiloxState reserve_random_blocks(uint64_t blocks);
+
+}  // namespace ember

@@ -1,0 +1,61 @@
+// Allocation of tensors and views.
+#include "core/tensor_factory.h"
+
+#include "core/backend.h"
+
+namespace ember {
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector strides(sizes.size());
+  int64_t s = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    strides[d] = s;
+    s *= std::max<int64_t>(sizes[d], 1);
+  }
+  return strides;
+}
+
+Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinned) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, ValueError, "Trying to create tensor with negative dimension ", s, ": ",
+                sizes);
+    n *= s;
+  }
+  size_t nbytes = static_cast<size_t>(n) * element_size(dtype);
+  Allocator* alloc;
+  if (device.is_cuda()) {
+    EMBER_CHECK(!pinned, ValueError, "Only dense CPU tensors can be pinned");
+    alloc = cuda_backend().allocator(device);
+  } else {
+    alloc = pinned ? pinned_host_allocator() : cpu_allocator();
+  }
+  auto storage = make_ref<StorageImpl>(alloc->allocate(nbytes), nbytes, pinned);
+  return Tensor(make_ref<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes),
+                                     0));
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
+                 int64_t storage_offset) {
+  return Tensor(make_ref<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides,
+                                     storage_offset));
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  int64_t n = std::max<int64_t>(ndim, 1);  // a 0-dim tensor accepts dims -1 and 0
+  if (dim < -n || dim >= n) {
+    throw IndexError(detail::str_cat(op ? op : "", op ? ": " : "",
+                                     "Dimension out of range (expected to be in range of [", -n,
+                                     ", ", n - 1, "], but got ", dim, ")"));
+  }
+  return dim < 0 ? dim + n : dim;
+}
+
+void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
+  if (a.device() == b.device()) return;
+  throw DeviceError(detail::str_cat(
+      "Expected all tensors to be on the same device, but found at least two devices, ",
+      a.device(), " and ", b.device(), "! (when checking arguments for ", op, ")"));
+}
+
+}  // namespace ember

@@ -1,0 +1,52 @@
+// TensorImpl: metadata over a shared storage.
+#include "ember/tensor_impl.h"
+
+#include "ember/autograd.h"
+
+namespace ember {
+
+TensorImpl::TensorImpl(Ref<StorageImpl> storage, ScalarType dtype, IntArrayRef sizes,
+                       IntArrayRef strides, int64_t storage_offset)
+    : storage_(std::move(storage)), storage_offset_(storage_offset), dtype_(dtype) {
+  set_sizes_strides(sizes, strides);
+}
+
+TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::set_sizes_strides(IntArrayRef sizes, IntArrayRef strides) {
+  sizes_.assign(sizes);
+  strides_.assign(strides);
+  refresh();
+}
+
+void TensorImpl::set_storage(Ref<StorageImpl> storage, int64_t offset, ScalarType dtype) {
+  storage_ = std::move(storage);
+  storage_offset_ = offset;
+  dtype_ = dtype;
+}
+
+void TensorImpl::refresh() {
+  numel_ = 1;
+  for (int64_t s : sizes_) numel_ *= s;
+  // Contiguous = row-major strides, ignoring dims of size 1 (as PyTorch does).
+  contiguous_ = true;
+  int64_t expected = 1;
+  for (int64_t d = dim() - 1; d >= 0; --d) {
+    if (sizes_[d] == 1) continue;
+    if (strides_[d] != expected) {
+      contiguous_ = false;
+      break;
+    }
+    expected *= sizes_[d];
+  }
+  if (numel_ == 0) contiguous_ = true;
+}
+
+autograd::AutogradMeta& TensorImpl::ensure_autograd_meta() {
+  if (!autograd_meta_) autograd_meta_ = std::make_unique<autograd::AutogradMeta>();
+  return *autograd_meta_;
+}
+
+void TensorImpl::clear_autograd_meta() { autograd_meta_.reset(); }
+
+}  // namespace ember

@@ -1,0 +1,33 @@
+#pragma once
+// The CPU backend: one file per op family (unary.cpp, binary.cpp, copy.cpp, reduce.cpp, blas.cpp,
+// random.cpp, index.cpp), each defining its members of CpuBackend.
+#include "core/backend.h"
+
+namespace ember::cpu {
+
+class CpuBackend final : public Backend {
+ public:
+  Allocator* allocator(Device) override { return cpu_allocator(); }
+  void fill(const Tensor& out, const Scalar& value) override;
+  void copy(const Tensor& dst, const Tensor& src, bool non_blocking) override;
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) override;
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+              OpParams p) override;
+  void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& in) override;
+  void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in,
+                  int64_t dim) override;
+  void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
+            double beta) override;
+  void arange(const Tensor& out, double start, double step) override;
+  void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
+              uint64_t offset) override;
+  void index_select(const Tensor& out, const Tensor& in, int64_t dim,
+                    const Tensor& index) override;
+  void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+  void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
+  void scatter_add(const Tensor& out, int64_t dim, const Tensor& index,
+                   const Tensor& src) override;
+};
+
+}  // namespace ember::cpu
