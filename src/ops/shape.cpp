@@ -1,0 +1,463 @@
+// View ops: O(1) tensors that share the base's storage, each with its gradient rule. reshape
+// falls back to a contiguous copy only when the strides cannot express the new shape.
+#include <optional>
+#include <vector>
+
+#include "autograd/record.h"
+#include "core/backend.h"
+#include "core/broadcast.h"
+#include "core/tensor_factory.h"
+#include "ember/ops.h"
+
+namespace ember {
+
+using autograd::variable_list;
+using detail::str_cat;
+
+namespace {
+
+// Resolves one -1 in `shape` against `numel` (PyTorch's infer_size).
+DimVector infer_size(IntArrayRef shape, int64_t numel) {
+  DimVector res(shape);
+  int64_t known = 1;
+  std::optional<size_t> infer;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      EMBER_CHECK(!infer, ValueError, "only one dimension can be inferred");
+      infer = d;
+    } else {
+      EMBER_CHECK(shape[d] >= 0, ValueError, "invalid shape dimension ", shape[d], " in shape ",
+                  shape);
+      known *= shape[d];
+    }
+  }
+  if (numel == known || (infer && known > 0 && numel % known == 0)) {
+    if (infer) {
+      EMBER_CHECK(known != 0, ValueError, "cannot reshape tensor of 0 elements into shape ", shape,
+                  " because the unspecified dimension size -1 can be any value and is ambiguous");
+      res[*infer] = numel / known;
+    }
+    return res;
+  }
+  throw ValueError(str_cat("shape '", shape, "' is invalid for input of size ", numel));
+}
+
+// Strides that let a tensor of (sizes, strides) be seen as `shape` without copying, or nothing
+// when some new dim would span two separately strided chunks of the old layout.
+std::optional<DimVector> view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef shape) {
+  if (sizes.empty()) return DimVector(shape.size(), 1);
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  if (numel == 0 && sizes == shape) return DimVector(strides);
+  DimVector out(shape.size());
+  if (numel == 0) return contiguous_strides(shape);
+
+  // Walk old dims right to left, grouping them into chunks that are contiguous among themselves;
+  // each chunk must be covered exactly by a run of new dims.
+  int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
+  int64_t chunk_base = strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= sizes[d];
+    bool chunk_ends = d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base);
+    if (!chunk_ends) continue;
+    while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
+      out[view_d] = view_numel * chunk_base;
+      view_numel *= shape[view_d];
+      --view_d;
+    }
+    if (view_numel != tensor_numel) return std::nullopt;
+    if (d > 0) {
+      chunk_base = strides[d - 1];
+      tensor_numel = 1;
+      view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return out;
+}
+
+// Gradient of a view that picked out part of `in`: zeros of in's shape with `g` copied into the
+// same part (the part is re-created by `take`, a plain view of the zeros).
+template <typename Take>
+autograd::BackwardFn scatter_into_zeros(IntArrayRef in_sizes, Take take) {
+  DimVector sizes(in_sizes);
+  return [sizes, take](const variable_list& g) {
+    Tensor z = zeros(sizes, g[0].options());
+    backend_for(z).copy(take(z), g[0], false);
+    return variable_list{z};
+  };
+}
+
+Tensor slice_view(const Tensor& t, int64_t d, int64_t start, int64_t end, int64_t step) {
+  DimVector sizes(t.sizes()), strides(t.strides());
+  int64_t offset = t.storage_offset() + start * strides[d];
+  sizes[d] = end > start ? (end - start + step - 1) / step : 0;
+  strides[d] *= step;
+  return make_view(t, sizes, strides, offset);
+}
+
+Tensor select_view(const Tensor& t, int64_t d, int64_t index) {
+  DimVector sizes(t.sizes()), strides(t.strides());
+  int64_t offset = t.storage_offset() + index * strides[d];
+  sizes.erase(d);
+  strides.erase(d);
+  return make_view(t, sizes, strides, offset);
+}
+
+Tensor transpose_view(const Tensor& t, int64_t d0, int64_t d1) {
+  DimVector sizes(t.sizes()), strides(t.strides());
+  std::swap(sizes[d0], sizes[d1]);
+  std::swap(strides[d0], strides[d1]);
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor narrow_piece(const Tensor& t, int64_t d, int64_t start, int64_t length, const char* name) {
+  Tensor out = slice_view(t, d, start, start + length, 1);
+  if (autograd::needs_grad({t})) {
+    autograd::record(name, out, {t}, scatter_into_zeros(t.sizes(), [=](const Tensor& z) {
+                       return slice_view(z, d, start, start + length, 1);
+                     }));
+  }
+  return out;
+}
+
+void check_not_scalar(const Tensor& t, const char* op) {
+  EMBER_CHECK(t.dim() > 0, IndexError, op, "() cannot be applied to a 0-dim tensor.");
+}
+
+}  // namespace
+
+Tensor Tensor::view(IntArrayRef sizes) const {
+  DimVector shape = infer_size(sizes, numel());
+  auto st = view_strides(this->sizes(), strides(), shape);
+  EMBER_CHECK(st, Error,
+              "view size is not compatible with input tensor's size and stride (at least one "
+              "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+  Tensor out = make_view(*this, shape, *st, storage_offset());
+  if (autograd::needs_grad({*this})) {
+    DimVector in_sizes(this->sizes());
+    autograd::record("ViewBackward0", out, {*this}, [in_sizes](const variable_list& g) {
+      return variable_list{g[0].reshape(in_sizes)};
+    });
+  }
+  return out;
+}
+
+Tensor Tensor::reshape(IntArrayRef sizes) const {
+  DimVector shape = infer_size(sizes, numel());
+  DimVector in_sizes(this->sizes());
+  if (auto st = view_strides(in_sizes, strides(), shape)) {
+    Tensor out = make_view(*this, shape, *st, storage_offset());
+    if (autograd::needs_grad({*this})) {
+      autograd::record("ReshapeAliasBackward0", out, {*this}, [in_sizes](const variable_list& g) {
+        return variable_list{g[0].reshape(in_sizes)};
+      });
+    }
+    return out;
+  }
+  Tensor c = contiguous();  // records CloneBackward0
+  Tensor out = make_view(c, shape, contiguous_strides(shape), c.storage_offset());
+  if (autograd::needs_grad({c})) {
+    autograd::record("UnsafeViewBackward0", out, {c}, [in_sizes](const variable_list& g) {
+      return variable_list{g[0].reshape(in_sizes)};
+    });
+  }
+  return out;
+}
+
+Tensor Tensor::t() const {
+  EMBER_CHECK(dim() <= 2, ValueError, "t() expects a tensor with <= 2 dimensions, but self is ",
+              dim(), "D");
+  Tensor out = dim() == 2 ? transpose_view(*this, 0, 1)
+                          : make_view(*this, sizes(), strides(), storage_offset());
+  if (autograd::needs_grad({*this})) {
+    autograd::record("TBackward0", out, {*this},
+                     [](const variable_list& g) { return variable_list{g[0].t()}; });
+  }
+  return out;
+}
+
+Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  int64_t a = wrap_dim(d0, dim(), "transpose"), b = wrap_dim(d1, dim(), "transpose");
+  Tensor out = dim() == 0 ? make_view(*this, sizes(), strides(), storage_offset())
+                          : transpose_view(*this, a, b);
+  if (autograd::needs_grad({*this})) {
+    autograd::record("TransposeBackward0", out, {*this}, [a, b](const variable_list& g) {
+      return variable_list{g[0].transpose(a, b)};
+    });
+  }
+  return out;
+}
+
+Tensor Tensor::permute(IntArrayRef dims) const {
+  int64_t n = dim();
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == n, ValueError,
+              "permute(): number of dimensions in the tensor input does not match the length of "
+              "the desired ordering of dimensions i.e. input.dim() = ",
+              n, " is not equal to len(dims) = ", dims.size());
+  DimVector sizes(n), strides(n), inverse(n);
+  std::vector<bool> seen(n, false);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = wrap_dim(dims[i], n, "permute");
+    EMBER_CHECK(!seen[d], ValueError, "permute(): duplicate dims are not allowed (dims ", dims,
+                ")");
+    seen[d] = true;
+    sizes[i] = this->sizes()[d];
+    strides[i] = this->strides()[d];
+    inverse[d] = i;
+  }
+  Tensor out = make_view(*this, sizes, strides, storage_offset());
+  if (autograd::needs_grad({*this})) {
+    autograd::record("PermuteBackward0", out, {*this}, [inverse](const variable_list& g) {
+      return variable_list{g[0].permute(inverse)};
+    });
+  }
+  return out;
+}
+
+Tensor Tensor::unsqueeze(int64_t dim) const {
+  int64_t d = wrap_dim(dim, this->dim() + 1, "unsqueeze");
+  DimVector sizes(this->sizes()), strides(this->strides());
+  int64_t stride = d >= this->dim() ? 1 : sizes[d] * strides[d];
+  sizes.insert(d, 1);
+  strides.insert(d, stride);
+  Tensor out = make_view(*this, sizes, strides, storage_offset());
+  if (autograd::needs_grad({*this})) {
+    autograd::record("UnsqueezeBackward0", out, {*this},
+                     [d](const variable_list& g) { return variable_list{g[0].squeeze(d)}; });
+  }
+  return out;
+}
+
+Tensor Tensor::squeeze() const {
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (this->sizes()[d] == 1) continue;
+    sizes.push_back(this->sizes()[d]);
+    strides.push_back(this->strides()[d]);
+  }
+  Tensor out = make_view(*this, sizes, strides, storage_offset());
+  if (autograd::needs_grad({*this})) {
+    DimVector in_sizes(this->sizes());
+    autograd::record("SqueezeBackward0", out, {*this}, [in_sizes](const variable_list& g) {
+      return variable_list{g[0].reshape(in_sizes)};
+    });
+  }
+  return out;
+}
+
+Tensor Tensor::squeeze(int64_t dim) const {
+  int64_t d = wrap_dim(dim, this->dim(), "squeeze");
+  bool squeezes = this->dim() > 0 && sizes()[d] == 1;
+  DimVector sizes(this->sizes()), strides(this->strides());
+  if (squeezes) {
+    sizes.erase(d);
+    strides.erase(d);
+  }
+  Tensor out = make_view(*this, sizes, strides, storage_offset());
+  if (autograd::needs_grad({*this})) {
+    autograd::record("SqueezeBackward1", out, {*this}, [d, squeezes](const variable_list& g) {
+      return variable_list{squeezes ? g[0].unsqueeze(d) : g[0]};
+    });
+  }
+  return out;
+}
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  if (dim() == 0) return reshape({1});
+  int64_t s = wrap_dim(start_dim, dim(), "flatten"), e = wrap_dim(end_dim, dim(), "flatten");
+  EMBER_CHECK(s <= e, ValueError,
+              "flatten() has invalid args: start_dim cannot come after end_dim (start_dim=", s,
+              ", end_dim=", e, ")");
+  if (s == e) return *this;
+  DimVector shape;
+  int64_t merged = 1;
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (d < s || d > e) {
+      shape.push_back(sizes()[d]);
+    } else {
+      merged *= sizes()[d];
+      if (d == e) shape.push_back(merged);
+    }
+  }
+  return reshape(shape);
+}
+
+Tensor Tensor::expand(IntArrayRef target) const {
+  int64_t n = static_cast<int64_t>(target.size()), td = dim();
+  EMBER_CHECK(n >= td, ValueError, "expand(tensor of size ", sizes(), ", size=", target,
+              "): the number of sizes provided (", n,
+              ") must be greater or equal to the number of dimensions in the tensor (", td, ")");
+  DimVector sizes(n), strides(n);
+  for (int64_t i = n - 1; i >= 0; --i) {
+    int64_t d = td - n + i;  // the matching dim of this tensor, < 0 for new leading dims
+    int64_t size = d >= 0 ? this->sizes()[d] : 1;
+    int64_t stride = d >= 0 ? this->strides()[d] : (i == n - 1 ? 1 : sizes[i + 1] * strides[i + 1]);
+    int64_t want = target[i];
+    if (want == -1) {
+      EMBER_CHECK(d >= 0, ValueError,
+                  "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                  "dimension ",
+                  i);
+      want = size;
+    }
+    EMBER_CHECK(want >= 0, ValueError, "The expanded size of the tensor (", want,
+                ") is negative.  Target sizes: ", target, ".  Tensor sizes: ", this->sizes());
+    if (size != want) {
+      EMBER_CHECK(size == 1, ValueError, "The expanded size of the tensor (", want,
+                  ") must match the existing size (", size, ") at non-singleton dimension ", i,
+                  ".  Target sizes: ", target, ".  Tensor sizes: ", this->sizes());
+      size = want;
+      stride = 0;
+    }
+    sizes[i] = size;
+    strides[i] = stride;
+  }
+  Tensor out = make_view(*this, sizes, strides, storage_offset());
+  if (autograd::needs_grad({*this})) {
+    DimVector in_sizes(this->sizes());
+    autograd::record("ExpandBackward0", out, {*this}, [in_sizes](const variable_list& g) {
+      return variable_list{autograd::sum_to(g[0], in_sizes)};
+    });
+  }
+  return out;
+}
+
+Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+                     int64_t step) const {
+  check_not_scalar(*this, "slice");
+  int64_t d = wrap_dim(dim, this->dim(), "slice");
+  EMBER_CHECK(step > 0, ValueError, "slice step must be positive, got ", step);
+  int64_t size = sizes()[d];
+  int64_t s = start.value_or(0), e = end.value_or(size);
+  if (s < 0) s += size;
+  if (e < 0) e += size;
+  s = std::clamp<int64_t>(s, 0, size);
+  e = std::clamp<int64_t>(e, s, size);
+  Tensor out = slice_view(*this, d, s, e, step);
+  if (autograd::needs_grad({*this})) {
+    autograd::record(
+        "SliceBackward0", out, {*this},
+        scatter_into_zeros(sizes(), [=](const Tensor& z) { return slice_view(z, d, s, e, step); }));
+  }
+  return out;
+}
+
+Tensor Tensor::select(int64_t dim, int64_t index) const {
+  check_not_scalar(*this, "select");
+  int64_t d = wrap_dim(dim, this->dim(), "select");
+  int64_t size = sizes()[d];
+  EMBER_CHECK(index >= -size && index < size, IndexError, "index ", index,
+              " is out of bounds for dimension ", d, " with size ", size);
+  int64_t i = index < 0 ? index + size : index;
+  Tensor out = select_view(*this, d, i);
+  if (autograd::needs_grad({*this})) {
+    autograd::record(
+        "SelectBackward0", out, {*this},
+        scatter_into_zeros(sizes(), [=](const Tensor& z) { return select_view(z, d, i); }));
+  }
+  return out;
+}
+
+Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
+  check_not_scalar(*this, "narrow");
+  int64_t d = wrap_dim(dim, this->dim(), "narrow");
+  int64_t size = sizes()[d];
+  EMBER_CHECK(length >= 0, ValueError, "narrow(): length must be non-negative, got ", length);
+  EMBER_CHECK(start >= -size && start <= size, IndexError,
+              "narrow(): start out of range (expected to be in range of [", -size, ", ", size,
+              "], but got ", start, ")");
+  if (start < 0) start += size;
+  EMBER_CHECK(start <= size - length, ValueError, "start (", start, ") + length (", length,
+              ") exceeds dimension size (", size, ").");
+  return narrow_piece(*this, d, start, length, "SliceBackward0");
+}
+
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
+  EMBER_CHECK(this->dim() > 0, ValueError, "split expects at least a 1-dimensional tensor");
+  EMBER_CHECK(split_size >= 0, ValueError,
+              "split expects split_size be non-negative, but got split_size=", split_size);
+  int64_t d = wrap_dim(dim, this->dim(), "split");
+  int64_t size = sizes()[d];
+  EMBER_CHECK(split_size > 0 || size == 0, ValueError,
+              "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
+  int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  std::vector<Tensor> out;
+  out.reserve(pieces);
+  for (int64_t i = 0; i < pieces; ++i) {
+    int64_t start = i * split_size;
+    out.push_back(
+        narrow_piece(*this, d, start, std::min(split_size, size - start), "SplitBackward0"));
+  }
+  return out;
+}
+
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
+  EMBER_CHECK(this->dim() > 0, ValueError, "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, ValueError, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  int64_t d = wrap_dim(dim, this->dim(), "chunk");
+  int64_t size = sizes()[d];
+  if (size == 0) {
+    // PyTorch returns `chunks` empty pieces here rather than one.
+    std::vector<Tensor> out;
+    for (int64_t i = 0; i < chunks; ++i)
+      out.push_back(narrow_piece(*this, d, 0, 0, "SplitBackward0"));
+    return out;
+  }
+  return split((size + chunks - 1) / chunks, d);
+}
+
+std::vector<Tensor> Tensor::unbind(int64_t dim) const {
+  EMBER_CHECK(this->dim() > 0, IndexError, "Dimension specified as ", dim,
+              " but tensor has no dimensions");
+  int64_t d = wrap_dim(dim, this->dim(), "unbind");
+  bool grad = autograd::needs_grad({*this});
+  std::vector<Tensor> out;
+  out.reserve(sizes()[d]);
+  for (int64_t i = 0; i < sizes()[d]; ++i) {
+    out.push_back(select_view(*this, d, i));
+    if (grad) {
+      autograd::record(
+          "UnbindBackward0", out.back(), {*this},
+          scatter_into_zeros(sizes(), [=](const Tensor& z) { return select_view(z, d, i); }));
+    }
+  }
+  return out;
+}
+
+// ---- free-function forms ----
+
+Tensor flatten(const Tensor& a, int64_t start_dim, int64_t end_dim) {
+  return a.flatten(start_dim, end_dim);
+}
+Tensor reshape(const Tensor& a, IntArrayRef sizes) {
+  return a.reshape(sizes);
+}
+Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) {
+  return a.transpose(d0, d1);
+}
+Tensor permute(const Tensor& a, IntArrayRef dims) {
+  return a.permute(dims);
+}
+Tensor unsqueeze(const Tensor& a, int64_t dim) {
+  return a.unsqueeze(dim);
+}
+Tensor squeeze(const Tensor& a) {
+  return a.squeeze();
+}
+Tensor squeeze(const Tensor& a, int64_t dim) {
+  return a.squeeze(dim);
+}
+Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
+  return a.narrow(dim, start, length);
+}
+Tensor select(const Tensor& a, int64_t dim, int64_t index) {
+  return a.select(dim, index);
+}
+
+std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  return broadcast_dims(a, b).ref().vec();
+}
+
+}  // namespace ember
