@@ -1,0 +1,251 @@
+// ember::save / ember::load of safetensors files. Saving is atomic (temporary file, fsync,
+// rename, fsync of the directory); loading validates the whole header before reading any data.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <set>
+
+#include "core/tensor_factory.h"
+#include "ember/serialize.h"
+#include "serialize/safetensors_format.h"
+
+namespace ember {
+namespace {
+
+namespace fmt = safetensors_format;
+static_assert(std::endian::native == std::endian::little,
+              "safetensors data is little-endian; a big-endian host would need byte swapping");
+
+std::string errno_text() {
+  return std::strerror(errno);
+}
+
+struct Prepared {
+  std::vector<fmt::Entry> entries;
+  std::vector<Tensor> tensors;  // CPU, contiguous, in `entries` order
+};
+
+Prepared prepare(const NamedTensors& tensors) {
+  Prepared p;
+  std::set<std::string> seen;
+  uint64_t offset = 0;
+  for (const auto& [name, t] : tensors) {
+    EMBER_CHECK(!name.empty(), ValueError, "ember::save: tensor names must not be empty");
+    EMBER_CHECK(name != "__metadata__", ValueError,
+                "ember::save: \"__metadata__\" is reserved by the safetensors format and cannot "
+                "name a tensor");
+    EMBER_CHECK(seen.insert(name).second, ValueError, "ember::save: the tensor name \"", name,
+                "\" appears twice");
+    EMBER_CHECK(t.defined(), ValueError, "ember::save: tensor \"", name, "\" is undefined");
+    Tensor c = t.detach();
+    if (!c.is_cpu()) c = c.cpu();
+    c = c.contiguous();
+    fmt::Entry e;
+    e.name = name;
+    e.dtype = c.dtype();
+    e.shape.assign(c.sizes().begin(), c.sizes().end());
+    e.begin = offset;
+    e.end = offset + c.nbytes();
+    offset = e.end;
+    p.entries.push_back(std::move(e));
+    p.tensors.push_back(std::move(c));
+  }
+  return p;
+}
+
+// The map overload orders tensors as Python's safetensors does (larger elements first, then by
+// name), so every tensor's data starts aligned to its element size.
+NamedTensors aligned_order(const std::map<std::string, Tensor>& tensors) {
+  NamedTensors v(tensors.begin(), tensors.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    size_t ea = a.second.defined() ? a.second.element_size() : 0;
+    size_t eb = b.second.defined() ? b.second.element_size() : 0;
+    return ea > eb;
+  });
+  return v;
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() { close(); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  void reset(int fd) {
+    close();
+    fd_ = fd;
+  }
+  int close() {
+    int r = 0;
+    if (fd_ >= 0) r = ::close(fd_);
+    fd_ = -1;
+    return r;
+  }
+
+ private:
+  int fd_;
+};
+
+// errno of a failed system call while writing, caught in save_prepared to clean up.
+struct SysError {
+  int err;
+};
+
+void write_all(int fd, const void* data, size_t n) {
+  const char* p = static_cast<const char*>(data);
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, std::min<size_t>(n, size_t{1} << 30));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw SysError{errno};
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+std::atomic<uint64_t> g_tmp_counter{0};
+
+void save_prepared(const Prepared& p, const TensorMetadata& metadata, const std::string& path) {
+  EMBER_CHECK(!path.empty() && path.back() != '/', ValueError, "ember::save: \"", path,
+              "\" names a directory, not a file");
+  const std::string header = fmt::make_header(p.entries, metadata);
+  const size_t slash = path.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string prefix = (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + "." +
+                             base + ".tmp-" + std::to_string(::getpid()) + "-";
+
+  std::string tmp;
+  Fd fd;
+  for (int attempt = 0; attempt < 100 && fd.get() < 0; ++attempt) {
+    tmp = prefix + std::to_string(g_tmp_counter.fetch_add(1));
+    fd.reset(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (fd.get() < 0 && errno != EEXIST) break;
+  }
+  if (fd.get() < 0) {
+    throw Error("ember::save: cannot create a temporary file in " + dir + " to write " + path +
+                ": " + errno_text());
+  }
+  try {
+    write_all(fd.get(), header.data(), header.size());
+    for (const Tensor& t : p.tensors) write_all(fd.get(), t.data_ptr(), t.nbytes());
+    if (::fsync(fd.get()) != 0) throw SysError{errno};
+    if (fd.close() != 0) throw SysError{errno};
+    if (::rename(tmp.c_str(), path.c_str()) != 0) throw SysError{errno};
+  } catch (const SysError& e) {
+    fd.close();
+    ::unlink(tmp.c_str());
+    throw Error("ember::save: cannot write " + path + ": " + std::strerror(e.err) +
+                " (nothing was replaced; any previous file is intact)");
+  }
+  // Make the rename itself durable. Some file systems cannot fsync a directory (EINVAL).
+  Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dfd.get() >= 0 && ::fsync(dfd.get()) != 0 && errno != EINVAL && errno != EROFS) {
+    throw Error("ember::save: wrote " + path + " but could not fsync its directory " + dir + ": " +
+                errno_text());
+  }
+}
+
+using ReadFn = std::function<void(uint64_t offset, void* dst, size_t n)>;
+
+struct Loaded {
+  std::map<std::string, Tensor> tensors;
+  TensorMetadata metadata;
+};
+
+Loaded load_impl(uint64_t size, const ReadFn& read, const std::string& name, bool data) {
+  unsigned char prefix[8] = {};
+  if (size >= 8) read(0, prefix, 8);
+  uint64_t n = fmt::header_length(prefix, size, name);
+  std::string json(n, '\0');
+  read(8, json.data(), n);
+  fmt::Header h = fmt::parse_header(json.data(), n, size, name);
+  Loaded out;
+  out.metadata = std::move(h.metadata);
+  if (!data) return out;
+  for (const fmt::Entry& e : h.entries) {
+    Tensor t = make_empty(e.shape, e.dtype, Device(kCPU));
+    read(h.data_start + e.begin, t.data_ptr(), e.end - e.begin);
+    if (e.dtype == kBool) {
+      // Any byte other than 0 or 1 would be an invalid C++ bool: read it as true, like numpy.
+      auto* b = static_cast<unsigned char*>(t.data_ptr());
+      for (uint64_t i = 0; i < e.end - e.begin; ++i) b[i] = b[i] != 0;
+    }
+    out.tensors.emplace(e.name, std::move(t));
+  }
+  return out;
+}
+
+Loaded load_file(const std::string& path, bool data) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw Error("ember::load: cannot open " + path + ": " + errno_text());
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0)
+    throw Error("ember::load: cannot stat " + path + ": " + errno_text());
+  if (!S_ISREG(st.st_mode)) throw Error("ember::load: " + path + " is not a regular file");
+  auto read = [&](uint64_t offset, void* dst, size_t n) {
+    char* p = static_cast<char*>(dst);
+    while (n > 0) {
+      ssize_t r =
+          ::pread(fd.get(), p, std::min<size_t>(n, size_t{1} << 30), static_cast<off_t>(offset));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) throw Error("ember::load: cannot read " + path + ": " + errno_text());
+      if (r == 0) {
+        throw Error("safetensors file " + path + ": ended at byte " + std::to_string(offset) +
+                    " while reading (was it truncated while loading?)");
+      }
+      p += r;
+      n -= static_cast<size_t>(r);
+      offset += static_cast<uint64_t>(r);
+    }
+  };
+  return load_impl(static_cast<uint64_t>(st.st_size), read, path, data);
+}
+
+}  // namespace
+
+void save(const NamedTensors& tensors, const std::string& path, const TensorMetadata& metadata) {
+  save_prepared(prepare(tensors), metadata, path);
+}
+
+void save(const std::map<std::string, Tensor>& tensors, const std::string& path,
+          const TensorMetadata& metadata) {
+  save(aligned_order(tensors), path, metadata);
+}
+
+std::map<std::string, Tensor> load(const std::string& path) {
+  return load_file(path, true).tensors;
+}
+
+TensorMetadata load_metadata(const std::string& path) {
+  return load_file(path, false).metadata;
+}
+
+namespace safetensors {
+
+std::string save(const NamedTensors& tensors, const TensorMetadata& metadata) {
+  Prepared p = prepare(tensors);
+  std::string out = fmt::make_header(p.entries, metadata);
+  for (const Tensor& t : p.tensors) out.append(static_cast<const char*>(t.data_ptr()), t.nbytes());
+  return out;
+}
+
+std::map<std::string, Tensor> load(const std::string& bytes, const std::string& name) {
+  auto read = [&](uint64_t offset, void* dst, size_t n) {
+    if (n) std::memcpy(dst, bytes.data() + offset, n);
+  };
+  return load_impl(bytes.size(), read, name, true).tensors;
+}
+
+}  // namespace safetensors
+}  // namespace ember

@@ -1,0 +1,262 @@
+// Validation follows the safetensors specification: every tensor's byte range must match its
+// dtype and shape, and the ranges must tile the data section exactly (no gaps, no overlap).
+#include "serialize/safetensors_format.h"
+
+#include <algorithm>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "ember/error.h"
+
+namespace ember::safetensors_format {
+namespace {
+
+struct DtypeName {
+  const char* name;
+  ScalarType type;
+};
+constexpr DtypeName kDtypes[] = {
+    {"BOOL", kBool}, {"U8", kByte},  {"I8", kChar},       {"I16", kShort}, {"I32", kInt},
+    {"I64", kLong},  {"F16", kHalf}, {"BF16", kBFloat16}, {"F32", kFloat}, {"F64", kDouble},
+};
+// In the specification but without an Ember dtype.
+constexpr const char* kUnsupported[] = {"U16",     "U32",     "U64",     "F8_E4M3",
+                                        "F8_E5M2", "F8_E8M0", "F6_E2M3", "F6_E3M2",
+                                        "F4",      "C64",     "C128"};
+
+[[noreturn]] void fail(const std::string& file, const std::string& what) {
+  throw ValueError("safetensors file " + file + ": " + what);
+}
+
+std::string supported_list() {
+  std::string s;
+  for (const auto& d : kDtypes) s += std::string(s.empty() ? "" : ", ") + d.name;
+  return s;
+}
+
+ScalarType parse_dtype(const std::string& name, const std::string& tensor,
+                       const std::string& file) {
+  for (const auto& d : kDtypes) {
+    if (name == d.name) return d.type;
+  }
+  for (const char* u : kUnsupported) {
+    if (name == u) {
+      throw TypeError("safetensors file " + file + ": tensor \"" + tensor + "\" has dtype " + name +
+                      ", which Ember does not support (supported: " + supported_list() + ")");
+    }
+  }
+  fail(file, "tensor \"" + tensor + "\" has unknown dtype \"" + name + "\" (expected one of " +
+                 supported_list() + ")");
+}
+
+// Rejects nesting deeper than a header ever needs before the recursive JSON machinery sees it.
+void check_nesting(const char* p, size_t n, const std::string& file) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < n; ++i) {
+    char c = p[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > 8) fail(file, "the JSON header is nested more than 8 levels deep");
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+}
+
+uint64_t get_unsigned(const nlohmann::json& v, const std::string& what, const std::string& file) {
+  if (!v.is_number_unsigned()) {
+    std::string got = v.dump(-1, ' ', true);
+    if (got.size() > 40) got = got.substr(0, 37) + "...";
+    fail(file, what + " must be a non-negative integer, got " + got);
+  }
+  return v.get<uint64_t>();
+}
+
+Entry parse_entry(const std::string& name, const nlohmann::json& v, const std::string& file) {
+  const std::string where = "tensor \"" + name + "\"";
+  if (!v.is_object()) fail(file, where + " must be a JSON object, got " + v.type_name());
+  for (const char* key : {"dtype", "shape", "data_offsets"}) {
+    if (!v.contains(key)) fail(file, where + " has no \"" + key + "\"");
+  }
+  Entry e;
+  e.name = name;
+  const auto& dtype = v.at("dtype");
+  if (!dtype.is_string()) fail(file, where + ": \"dtype\" must be a string");
+  e.dtype = parse_dtype(dtype.get<std::string>(), name, file);
+
+  const auto& shape = v.at("shape");
+  if (!shape.is_array()) fail(file, where + ": \"shape\" must be an array");
+  uint64_t numel = 1;
+  bool overflow = false;
+  for (const auto& s : shape) {
+    uint64_t d = get_unsigned(s, where + ": each shape entry", file);
+    if (d > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) overflow = true;
+    e.shape.push_back(static_cast<int64_t>(d));
+    if (__builtin_mul_overflow(numel, d, &numel)) overflow = true;
+  }
+  const auto& offsets = v.at("data_offsets");
+  if (!offsets.is_array() || offsets.size() != 2) {
+    fail(file, where + ": \"data_offsets\" must be an array [begin, end]");
+  }
+  e.begin = get_unsigned(offsets[0], where + ": data_offsets begin", file);
+  e.end = get_unsigned(offsets[1], where + ": data_offsets end", file);
+  if (e.end < e.begin) {
+    fail(file, where + " has data_offsets [" + std::to_string(e.begin) + ", " +
+                   std::to_string(e.end) + "] with end before begin");
+  }
+  uint64_t nbytes = 0;
+  if (overflow || __builtin_mul_overflow(numel, element_size(e.dtype), &nbytes) ||
+      nbytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    fail(file, where + " has a shape whose byte count overflows");
+  }
+  if (nbytes != e.end - e.begin) {
+    std::string shape_str;
+    for (int64_t d : e.shape) shape_str += (shape_str.empty() ? "" : ", ") + std::to_string(d);
+    fail(file, where + " of dtype " + dtype_name(e.dtype) + " and shape [" + shape_str +
+                   "] needs " + std::to_string(nbytes) + " bytes but data_offsets [" +
+                   std::to_string(e.begin) + ", " + std::to_string(e.end) + "] hold " +
+                   std::to_string(e.end - e.begin));
+  }
+  return e;
+}
+
+}  // namespace
+
+const char* dtype_name(ScalarType t) {
+  for (const auto& d : kDtypes) {
+    if (d.type == t) return d.name;
+  }
+  return "?";
+}
+
+uint64_t header_length(const unsigned char prefix[8], uint64_t file_size, const std::string& file) {
+  if (file_size < 8) {
+    fail(file,
+         "is " + std::to_string(file_size) + " bytes long, too short for the 8-byte header length");
+  }
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | prefix[i];
+  if (n > kMaxHeaderBytes) {
+    fail(file, "header length " + std::to_string(n) + " exceeds the 100 MB limit (corrupt file?)");
+  }
+  if (n > file_size - 8) {
+    fail(file, "header length " + std::to_string(n) + " exceeds the " +
+                   std::to_string(file_size - 8) +
+                   " bytes that follow the length field "
+                   "(truncated or not a safetensors file)");
+  }
+  return n;
+}
+
+Header parse_header(const char* json, size_t len, uint64_t file_size, const std::string& file) {
+  check_nesting(json, len, file);
+  std::set<std::string> top_keys;
+  std::string duplicate;
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(
+        json, json + len,
+        [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+          if (depth == 1 && event == nlohmann::json::parse_event_t::key && duplicate.empty()) {
+            std::string k = parsed.get<std::string>();
+            if (!top_keys.insert(k).second) duplicate = k;
+          }
+          return true;
+        });
+  } catch (const nlohmann::json::exception& e) {
+    fail(file, std::string("the header is not valid JSON: ") + e.what());
+  }
+  if (!root.is_object())
+    fail(file, std::string("the header must be a JSON object, got ") + root.type_name());
+  if (!duplicate.empty()) fail(file, "the header names \"" + duplicate + "\" twice");
+
+  Header h;
+  h.data_start = 8 + len;
+  const uint64_t data_size = file_size - h.data_start;
+  for (const auto& [key, value] : root.items()) {
+    if (key == "__metadata__") {
+      if (!value.is_object()) fail(file, "\"__metadata__\" must be an object of strings");
+      for (const auto& [mk, mv] : value.items()) {
+        if (!mv.is_string()) {
+          fail(file,
+               "\"__metadata__\" value for \"" + mk + "\" must be a string, got " + mv.type_name());
+        }
+        h.metadata[mk] = mv.get<std::string>();
+      }
+      continue;
+    }
+    Entry e = parse_entry(key, value, file);
+    if (e.end > data_size) {
+      fail(file, "tensor \"" + key + "\" has data_offsets [" + std::to_string(e.begin) + ", " +
+                     std::to_string(e.end) + "] beyond the " + std::to_string(data_size) +
+                     "-byte data section (truncated file?)");
+    }
+    h.entries.push_back(std::move(e));
+  }
+
+  std::sort(h.entries.begin(), h.entries.end(), [](const Entry& a, const Entry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  uint64_t cursor = 0;
+  const Entry* prev = nullptr;
+  for (const Entry& e : h.entries) {
+    if (e.begin < cursor) {
+      fail(file, "tensors \"" + prev->name + "\" and \"" + e.name + "\" overlap (bytes [" +
+                     std::to_string(e.begin) + ", " + std::to_string(cursor) + "))");
+    }
+    if (e.begin > cursor) {
+      fail(file, "bytes [" + std::to_string(cursor) + ", " + std::to_string(e.begin) +
+                     ") of the data section belong to no tensor (before \"" + e.name + "\")");
+    }
+    cursor = e.end;
+    prev = &e;
+  }
+  if (cursor != data_size) {
+    fail(file, "the data section has " + std::to_string(data_size) +
+                   " bytes but the tensors cover " + std::to_string(cursor) + " (" +
+                   std::to_string(data_size - cursor) + " trailing bytes)");
+  }
+  return h;
+}
+
+std::string make_header(const std::vector<Entry>& entries,
+                        const std::map<std::string, std::string>& metadata) {
+  nlohmann::ordered_json root = nlohmann::ordered_json::object();
+  if (!metadata.empty()) {
+    auto& m = root["__metadata__"] = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : metadata) m[k] = v;
+  }
+  for (const Entry& e : entries) {
+    nlohmann::ordered_json t;
+    t["dtype"] = dtype_name(e.dtype);
+    t["shape"] = e.shape;
+    t["data_offsets"] = {e.begin, e.end};
+    root[e.name] = std::move(t);
+  }
+  std::string json;
+  try {
+    json = root.dump();
+  } catch (const nlohmann::json::exception& e) {
+    throw ValueError(std::string("safetensors: a tensor name or metadata string is not valid "
+                                 "UTF-8 (") +
+                     e.what() + ")");
+  }
+  json.append((8 - json.size() % 8) % 8, ' ');
+  std::string out(8, '\0');
+  uint64_t n = json.size();
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  return out + json;
+}
+
+}  // namespace ember::safetensors_format
