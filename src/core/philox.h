@@ -3,7 +3,9 @@
 // counter-based generator. Element i of a random tensor draws from block (offset + i) under the
 // key `seed`, so the same seed gives the same numbers on the CPU and on CUDA, in any order.
 #include <cstdint>
+#include <type_traits>
 
+#include "ember/half.h"
 #include "ember/macros.h"
 
 namespace ember::philox {
@@ -50,6 +52,40 @@ EMBER_HD_INLINE double normal_double(const Block& r) {
   double u2 = uniform_double(r.v[2], r.v[3]);
   if (u1 < 1e-300) u1 = 1e-300;
   return ::sqrt(-2.0 * ::log(u1)) * ::cos(6.283185307179586476925 * u2);
+}
+
+// ---- one element of a random tensor; CPU and CUDA kernels both call these ----
+// Element i (row-major over the output) uses block r = philox4x32_10(offset + i, seed), then:
+//  uniform [a, b): double: a + (b - a) * uniform_double(r.v[0], r.v[1]);
+//                  float: float(a + (b - a) * double(uniform_float(r.v[0])));
+//                  half / bfloat16: as float, but from the top 11 / 8 bits of r.v[0], so that
+//                  [0, 1) cannot round up to 1 in the narrow type;
+//  normal:         T(a + b * normal_double(r)) (mean a, std b);
+//  randint [a, b): T(a + int64((uint64(r.v[0]) << 32 | r.v[1]) % uint64(b - a))).
+template <typename T>
+EMBER_HD_INLINE T uniform_element(const Block& r, double a, double b) {
+  if constexpr (sizeof(T) == 8) {
+    return static_cast<T>(a + (b - a) * uniform_double(r.v[0], r.v[1]));
+  } else if constexpr (sizeof(T) == 4) {
+    return static_cast<T>(static_cast<float>(a + (b - a) * static_cast<double>(uniform_float(r.v[0]))));
+  } else {
+    constexpr int bits = std::is_same_v<T, Half> ? 11 : 8;  // Half or BFloat16
+    const double u = static_cast<double>(r.v[0] >> (32 - bits)) / static_cast<double>(1u << bits);
+    return T(static_cast<float>(a + (b - a) * u));
+  }
+}
+template <typename T>
+EMBER_HD_INLINE T normal_element(const Block& r, double mean, double stddev) {
+  const double v = mean + stddev * normal_double(r);
+  if constexpr (sizeof(T) == 8) {
+    return static_cast<T>(v);
+  } else {
+    return T(static_cast<float>(v));
+  }
+}
+EMBER_HD_INLINE int64_t randint_element(const Block& r, int64_t low, uint64_t range) {
+  const uint64_t x = static_cast<uint64_t>(r.v[0]) << 32 | r.v[1];
+  return low + static_cast<int64_t>(x % range);
 }
 
 }  // namespace ember::philox

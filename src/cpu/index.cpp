@@ -1,0 +1,201 @@
+// Indexing family on the CPU: index_select, index_add, gather, scatter_add.
+// Indices are validated before anything is written, so a bad index leaves `out` untouched and
+// no exception escapes an OpenMP region.
+#include "core/dispatch.h"
+#include "core/tensor_factory.h"
+#include "cpu/cpu_backend.h"
+#include "cpu/loop.h"
+
+namespace ember::cpu {
+namespace {
+
+void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* op) {
+  EMBER_CHECK(index.dtype() == kLong, TypeError, op, "(): Expected dtype int64 for index, got ",
+              to_string(index.dtype()));
+  for_each<1>(
+      {&index},
+      [&](char** p, const int64_t* s, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t v = *reinterpret_cast<const int64_t*>(p[0] + i * s[0]);
+          if (v < 0 || v >= size) {
+            throw IndexError(detail::str_cat(
+                op, "(): index ", v, " is out of bounds for dimension ", dim, " with size ", size));
+          }
+        }
+      },
+      INT64_MAX);
+}
+
+// `t` with `dim` shrunk to one element: loops over it visit every slice position once.
+Tensor one_along(const Tensor& t, int64_t dim) {
+  DimVector sizes(t.sizes());
+  sizes[dim] = 1;
+  return make_view(t, sizes, t.strides(), t.storage_offset());
+}
+
+// `t`'s storage seen with `shape` and a zero stride along `dim` (the position comes from an index).
+Tensor restrided(const Tensor& t, IntArrayRef shape, int64_t dim) {
+  DimVector strides(t.strides());
+  strides[dim] = 0;
+  return make_view(t, shape, strides, t.storage_offset());
+}
+
+template <typename T>
+inline T add_values(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a || b;
+  } else {
+    return static_cast<T>(static_cast<acc_t<T>>(a) + static_cast<acc_t<T>>(b));
+  }
+}
+
+std::vector<int64_t> read_index(const Tensor& index) {
+  std::vector<int64_t> v(static_cast<size_t>(index.numel()));
+  size_t k = 0;
+  for_each<1>(
+      {&index},
+      [&](char** p, const int64_t* s, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) v[k++] = *reinterpret_cast<const int64_t*>(p[0] + i * s[0]);
+      },
+      INT64_MAX);
+  return v;
+}
+
+// gather/scatter: index has t's rank and is no larger than t outside `dim` (or anywhere, when
+// `all_dims`, as for scatter's src).
+void check_index_shape(const Tensor& t, const Tensor& index, int64_t dim, bool all_dims,
+                       const char* op, const char* what) {
+  EMBER_CHECK(t.dim() == index.dim(), ValueError, op,
+              "(): Index tensor must have the same number of dimensions as ", what, " tensor (",
+              index.dim(), " vs ", t.dim(), ")");
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    EMBER_CHECK((d == dim && !all_dims) || index.size(d) <= t.size(d), ValueError, op,
+                "(): Size does not match at dimension ", d, " expected index ", index.sizes(),
+                " to be smaller than ", what, " ", t.sizes(),
+                all_dims ? "" : " apart from dimension ", all_dims ? "" : std::to_string(dim));
+  }
+}
+
+}  // namespace
+
+void CpuBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim,
+                              const Tensor& index) {
+  const int64_t size = in.dim() == 0 ? 1 : in.size(dim);
+  check_indices(index, size, dim, "index_select");
+  if (out.numel() == 0) return;
+  if (in.dim() == 0) {
+    copy(out, in, false);
+    return;
+  }
+  const std::vector<int64_t> idx = read_index(index);
+  const int64_t isd = in.stride(dim), osd = out.stride(dim);
+  Tensor out1 = one_along(out, dim), in1 = one_along(in, dim);
+  EMBER_DISPATCH_ALL(in.dtype(), "index_select", [&] {
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<size_t>(idx.size(), 1));
+    for_each<2>(
+        {&out1, &in1},
+        [&](char** p, const int64_t* s, int64_t n) {
+          auto* o = reinterpret_cast<scalar_t*>(p[0]);
+          auto* x = reinterpret_cast<const scalar_t*>(p[1]);
+          const int64_t so = s[0] / int64_t(sizeof(scalar_t)),
+                        si = s[1] / int64_t(sizeof(scalar_t));
+          for (size_t j = 0; j < idx.size(); ++j) {  // slice by slice: rows stay contiguous
+            scalar_t* oj = o + static_cast<int64_t>(j) * osd;
+            const scalar_t* xj = x + idx[j] * isd;
+            if (so == 1 && si == 1) {
+              std::copy(xj, xj + n, oj);
+            } else {
+              for (int64_t i = 0; i < n; ++i) oj[i * so] = xj[i * si];
+            }
+          }
+        },
+        grain);
+  });
+}
+
+void CpuBackend::index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+  const int64_t size = out.dim() == 0 ? 1 : out.size(dim);
+  check_indices(index, size, dim, "index_add");
+  if (src.numel() == 0) return;
+  if (out.dim() == 0) {
+    binary(BinaryOp::Add, out, out, src, OpParams{1.0, 0.0});
+    return;
+  }
+  const std::vector<int64_t> idx = read_index(index);
+  const int64_t osd = out.stride(dim), ssd = src.stride(dim);
+  Tensor out1 = one_along(out, dim), src1 = one_along(src, dim);
+  EMBER_DISPATCH_ALL(out.dtype(), "index_add", [&] {
+    // Threads split the positions outside `dim`; each walks all of `index` serially, so
+    // repeated indices never race.
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<size_t>(idx.size(), 1));
+    for_each<2>(
+        {&out1, &src1},
+        [&](char** p, const int64_t* s, int64_t n) {
+          auto* o = reinterpret_cast<scalar_t*>(p[0]);
+          auto* x = reinterpret_cast<const scalar_t*>(p[1]);
+          const int64_t so = s[0] / int64_t(sizeof(scalar_t)),
+                        sx = s[1] / int64_t(sizeof(scalar_t));
+          for (size_t j = 0; j < idx.size(); ++j) {
+            scalar_t* oj = o + idx[j] * osd;
+            const scalar_t* xj = x + static_cast<int64_t>(j) * ssd;
+            for (int64_t i = 0; i < n; ++i) oj[i * so] = add_values(oj[i * so], xj[i * sx]);
+          }
+        },
+        grain);
+  });
+}
+
+void CpuBackend::gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  const int64_t size = in.dim() == 0 ? 1 : in.size(dim);
+  check_indices(index, size, dim, "gather");
+  if (out.numel() == 0) return;
+  if (in.dim() == 0) {
+    copy(out, in, false);
+    return;
+  }
+  check_index_shape(in, index, dim, false, "gather", "input");
+  EMBER_CHECK(out.sizes() == index.sizes(), ValueError, "gather(): output shape ", out.sizes(),
+              " differs from index shape ", index.sizes());
+  const int64_t isd = in.stride(dim);
+  Tensor in_r = restrided(in, index.sizes(), dim);
+  EMBER_DISPATCH_ALL(in.dtype(), "gather", [&] {
+    for_each<3>({&out, &index, &in_r}, [&](char** p, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
+        *reinterpret_cast<scalar_t*>(p[0] + i * s[0]) =
+            reinterpret_cast<const scalar_t*>(p[2] + i * s[2])[k * isd];
+      }
+    });
+  });
+}
+
+void CpuBackend::scatter_add(const Tensor& out, int64_t dim, const Tensor& index,
+                             const Tensor& src) {
+  const int64_t size = out.dim() == 0 ? 1 : out.size(dim);
+  check_indices(index, size, dim, "scatter_add");
+  if (index.numel() == 0) return;
+  if (out.dim() == 0) {
+    binary(BinaryOp::Add, out, out, src, OpParams{1.0, 0.0});
+    return;
+  }
+  check_index_shape(out, index, dim, false, "scatter_add", "self");
+  check_index_shape(src, index, dim, true, "scatter_add", "src");
+  const int64_t osd = out.stride(dim);
+  Tensor out_r = restrided(out, index.sizes(), dim);
+  Tensor src_r = make_view(src, index.sizes(), src.strides(), src.storage_offset());
+  EMBER_DISPATCH_ALL(out.dtype(), "scatter_add", [&] {
+    // Serial: two index entries may name the same output element.
+    for_each<3>(
+        {&index, &src_r, &out_r},
+        [&](char** p, const int64_t* s, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t k = *reinterpret_cast<const int64_t*>(p[0] + i * s[0]);
+            scalar_t& o = reinterpret_cast<scalar_t*>(p[2] + i * s[2])[k * osd];
+            o = add_values(o, *reinterpret_cast<const scalar_t*>(p[1] + i * s[1]));
+          }
+        },
+        INT64_MAX);
+  });
+}
+
+}  // namespace ember::cpu
