@@ -6,8 +6,10 @@
 #include <string>
 #include <utility>
 
+#include "ember/allocator.h"
 #include "ember/device.h"
 #include "ember/macros.h"
+#include "ember/tensor.h"
 
 namespace ember::cuda {
 
@@ -46,5 +48,122 @@ EMBER_API void set_per_process_memory_fraction(double fraction, int device = -1)
 
 // Throws DeviceError saying why when `device` cannot be used (no CUDA, ordinal out of range).
 EMBER_API void check_device(Device device);
+
+// ---- streams (c10::cuda::CUDAStream / torch.cuda.Stream) ----
+// A value handle: streams come from a per-device pool (or are the default stream) and live as
+// long as the process, so copies of a Stream never dangle.
+class EMBER_API Stream {
+ public:
+  Stream(Device device, void* handle, int priority) noexcept
+      : device_(device), handle_(handle), priority_(priority) {}
+  // A stream from the pool of `device` (-1: current device). priority: 0 is normal, negative
+  // values are higher priority (clamped to the device's range), as in torch.cuda.Stream.
+  static Stream create(int priority = 0, int device = -1);
+
+  Device device() const noexcept { return device_; }
+  DeviceIndex device_index() const noexcept { return device_.index(); }
+  // The cudaStream_t (nullptr for the default stream).
+  void* stream() const noexcept { return handle_; }
+  int64_t id() const noexcept { return static_cast<int64_t>(reinterpret_cast<uintptr_t>(handle_)); }
+  int priority() const noexcept { return priority_; }
+  // True when all work queued on the stream has finished.
+  bool query() const;
+  void synchronize() const;
+  StreamRef ref() const { return StreamRef{device_, handle_, id()}; }
+  operator StreamRef() const { return ref(); }
+  bool operator==(const Stream& o) const noexcept {
+    return device_ == o.device_ && handle_ == o.handle_;
+  }
+  bool operator!=(const Stream& o) const noexcept { return !(*this == o); }
+
+ private:
+  Device device_;
+  void* handle_;
+  int priority_;
+};
+
+// libtorch's c10::cuda::getStreamFromPool.
+EMBER_API Stream getStreamFromPool(bool isHighPriority = false, int device = -1);
+EMBER_API Stream getDefaultCUDAStream(int device = -1);
+EMBER_API Stream getCurrentCUDAStream(int device = -1);
+// The stream kernels and copies on `device` are queued on (per thread; default stream at first).
+EMBER_API Stream current_stream(int device = -1);
+EMBER_API Stream default_stream(int device = -1);
+EMBER_API void set_current_stream(const Stream& stream);
+// {least priority, greatest priority} as cudaDeviceGetStreamPriorityRange reports them.
+EMBER_API std::pair<int, int> stream_priority_range();
+
+// Makes `stream` current (and its device current) for the guard's lifetime.
+class EMBER_API StreamGuard {
+ public:
+  explicit StreamGuard(const Stream& stream);
+  ~StreamGuard();
+  StreamGuard(const StreamGuard&) = delete;
+  StreamGuard& operator=(const StreamGuard&) = delete;
+  Stream original_stream() const { return original_stream_; }
+  Stream current_stream() const { return current_; }
+
+ private:
+  Stream original_stream_;
+  Stream current_;
+  int original_device_;
+};
+
+// Makes `device` current for the guard's lifetime.
+class EMBER_API DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  explicit DeviceGuard(Device device) : DeviceGuard(static_cast<int>(device.index())) {}
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+  int original_device() const { return original_; }
+
+ private:
+  int original_;
+};
+
+// torch.cuda.Event. Created lazily on the device of the first record().
+class EMBER_API Event {
+ public:
+  explicit Event(bool enable_timing = false, bool blocking = false);
+  ~Event();
+  Event(Event&& o) noexcept;
+  Event& operator=(Event&& o) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  void record();  // on the current stream
+  void record(const Stream& stream);
+  // True when the recorded work has finished (or nothing was recorded).
+  bool query() const;
+  void synchronize() const;
+  // Milliseconds between this event and `end`; both need enable_timing and a completed record.
+  float elapsed_time(const Event& end) const;
+  // Work queued on `stream` after this call waits for the event.
+  void wait(const Stream& stream) const;
+  void block(const Stream& stream) const { wait(stream); }
+  bool isCreated() const { return event_ != nullptr; }
+  void* event() const { return event_; }
+
+ private:
+  void* event_ = nullptr;
+  int device_ = -1;
+  bool enable_timing_;
+  bool blocking_;
+};
+
+// torch.backends.cuda.matmul.allow_tf32: float32 matmuls may use TF32 tensor cores (off by
+// default, as in PyTorch since 1.12).
+EMBER_API bool matmul_allow_tf32();
+EMBER_API void set_matmul_allow_tf32(bool allow);
+
+// What Tensor::record_stream does: the caching allocator will not reuse `data` until the work
+// queued on `stream` so far has finished. CPU memory is ignored.
+EMBER_API void record_stream(const DataPtr& data, const StreamRef& stream);
+// Caching pinned-memory allocator statistics and control.
+EMBER_API size_t host_memory_allocated();
+EMBER_API size_t host_memory_reserved();
+EMBER_API void host_empty_cache();
 
 }  // namespace ember::cuda
