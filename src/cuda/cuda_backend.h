@@ -1,0 +1,38 @@
+#pragma once
+// The CUDA backend: one file per op family, mirroring src/cpu (unary.cu, binary.cu, copy.cpp +
+// cast.cu, reduce.cu, random.cu, index.cu, blas.cpp). Every kernel and copy is queued on the
+// current stream of the output's device; nothing waits for the GPU unless the copy is blocking.
+#include "core/backend.h"
+
+namespace ember::cuda {
+
+class CudaBackend final : public Backend {
+ public:
+  Allocator* allocator(Device device) override;
+  void fill(const Tensor& out, const Scalar& value) override;
+  void copy(const Tensor& dst, const Tensor& src, bool non_blocking) override;
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) override;
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+              OpParams p) override;
+  void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& in) override;
+  void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in,
+                  int64_t dim) override;
+  void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
+            double beta) override;
+  void arange(const Tensor& out, double start, double step) override;
+  void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
+              uint64_t offset) override;
+  void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
+  void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+  void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
+  void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+};
+
+// Same-device elementwise cast copy (any dtypes, any strides, src broadcast to dst); cast.cu.
+void cast_copy(const Tensor& dst, const Tensor& src);
+// All operands must be CUDA tensors on out's device (a 0-dim CPU tensor is not accepted here:
+// front ends turn those into scalars). Throws PyTorch's device-mismatch message.
+void check_operands(const char* op, std::initializer_list<const Tensor*> tensors);
+
+}  // namespace ember::cuda

@@ -1,0 +1,34 @@
+#pragma once
+// Internal helpers shared by the CUDA backend's files: error checks, device resolution, the
+// current stream as a cudaStream_t, and the allocators' hooks.
+#include <cuda_runtime_api.h>
+
+#include "ember/cuda.h"
+#include "ember/error.h"
+#include "ember/tensor.h"
+
+namespace ember::cuda::detail {
+
+[[noreturn]] void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line);
+
+// -1 -> the current device; otherwise checks the ordinal (DeviceError naming it).
+int resolve_device(int device);
+// The calling thread's current stream on `device` (already resolved).
+cudaStream_t current_cuda_stream(int device);
+inline cudaStream_t stream_of(const Tensor& t) {
+  return current_cuda_stream(t.device().index());
+}
+
+// Pinned host memory: tells the host allocator an async copy on `stream` uses `t`'s block.
+// Returns false when `t` is not in memory from Ember's pinned allocator.
+bool record_pinned_use(const Tensor& t, cudaStream_t stream);
+
+}  // namespace ember::cuda::detail
+
+#define EMBER_CUDA_CHECK(expr)                                                        \
+  do {                                                                                \
+    cudaError_t ember_err_ = (expr);                                                  \
+    if (ember_err_ != cudaSuccess) {                                                  \
+      ::ember::cuda::detail::throw_cuda_error(ember_err_, #expr, __FILE__, __LINE__); \
+    }                                                                                 \
+  } while (0)

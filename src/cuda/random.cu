@@ -1,0 +1,111 @@
+// arange and random numbers on CUDA. Element i (row-major over `out`, whatever its strides)
+// draws from philox4x32_10(offset + i, seed) through the same philox::*_element functions as
+// src/cpu/random.cpp, so one seed gives the same tensor on both devices.
+#include <cmath>
+
+#include "core/philox.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/loop.cuh"
+
+namespace ember::cuda {
+namespace {
+
+template <typename T>
+__device__ __forceinline__ T from_double(double v) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return T(static_cast<float>(v));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+template <typename T>
+struct ArangeFn {
+  double start, step;
+  __device__ void operator()(char** p, int64_t i) const {
+    *reinterpret_cast<T*>(p[0]) = from_double<T>(start + step * static_cast<double>(i));
+  }
+};
+template <typename T>
+struct ArangeIntFn {  // integer steps stay exact beyond 2^53
+  int64_t start, step;
+  __device__ void operator()(char** p, int64_t i) const {
+    *reinterpret_cast<T*>(p[0]) = static_cast<T>(start + step * i);
+  }
+};
+
+template <typename T>
+struct UniformFn {
+  double a, b;
+  uint64_t seed, offset;
+  __device__ void operator()(char** p, int64_t i) const {
+    *reinterpret_cast<T*>(p[0]) =
+        philox::uniform_element<T>(philox::philox4x32_10(offset + i, seed), a, b);
+  }
+};
+template <typename T>
+struct NormalFn {
+  double mean, stddev;
+  uint64_t seed, offset;
+  __device__ void operator()(char** p, int64_t i) const {
+    *reinterpret_cast<T*>(p[0]) =
+        philox::normal_element<T>(philox::philox4x32_10(offset + i, seed), mean, stddev);
+  }
+};
+template <typename T>
+struct RandIntFn {
+  int64_t low;
+  uint64_t range, seed, offset;
+  __device__ void operator()(char** p, int64_t i) const {
+    const int64_t v = philox::randint_element(philox::philox4x32_10(offset + i, seed), low, range);
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      *reinterpret_cast<T*>(p[0]) = T(static_cast<float>(v));
+    } else {
+      *reinterpret_cast<T*>(p[0]) = static_cast<T>(v);
+    }
+  }
+};
+
+}  // namespace
+
+void CudaBackend::arange(const Tensor& out, double start, double step) {
+  EMBER_DISPATCH_ALL(out.dtype(), "arange", [&] {
+    if constexpr (std::is_integral_v<scalar_t> && !std::is_same_v<scalar_t, bool>) {
+      if (start == std::floor(start) && step == std::floor(step)) {
+        launch_elementwise<1>(
+            {&out}, ArangeIntFn<scalar_t>{static_cast<int64_t>(start), static_cast<int64_t>(step)});
+        return;
+      }
+    }
+    launch_elementwise<1>({&out}, ArangeFn<scalar_t>{start, step});
+  });
+}
+
+void CudaBackend::random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
+                         uint64_t offset) {
+  switch (kind) {
+    case RandomKind::Uniform:
+      EMBER_DISPATCH_FLOATING(out.dtype(), "uniform_", [&] {
+        launch_elementwise<1>({&out}, UniformFn<scalar_t>{a, b, seed, offset});
+      });
+      return;
+    case RandomKind::Normal:
+      EMBER_DISPATCH_FLOATING(out.dtype(), "normal_", [&] {
+        launch_elementwise<1>({&out}, NormalFn<scalar_t>{a, b, seed, offset});
+      });
+      return;
+    case RandomKind::RandInt: {
+      EMBER_CHECK(b > a, ValueError,
+                  "random_ expects 'from' to be less than 'to', but got from=", a, " >= to=", b);
+      const auto low = static_cast<int64_t>(a);
+      const auto range = static_cast<uint64_t>(static_cast<int64_t>(b) - low);
+      EMBER_DISPATCH_ALL(out.dtype(), "randint", [&] {
+        launch_elementwise<1>({&out}, RandIntFn<scalar_t>{low, range, seed, offset});
+      });
+      return;
+    }
+  }
+  throw NotImplementedError("unknown random kind");
+}
+
+}  // namespace ember::cuda

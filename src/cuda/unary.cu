@@ -1,0 +1,43 @@
+// Unary elementwise family on CUDA: the functors of src/core/functors.h in the strided loop.
+#include "core/functors.h"
+#include "cuda/cuda_backend.h"
+#include "cuda/loop.cuh"
+
+namespace ember::cuda {
+namespace {
+
+template <typename Op, typename in_t>
+struct UnaryFn {
+  using T = acc_t<in_t>;
+  using r_t = decltype(Op()(T(), OpParams{}));
+  using out_t = std::conditional_t<std::is_same_v<r_t, bool>, bool, in_t>;
+  OpParams p;
+  __device__ void operator()(char** ptr, int64_t) const {
+    *reinterpret_cast<out_t*>(ptr[0]) =
+        static_cast<out_t>(Op()(static_cast<T>(*reinterpret_cast<const in_t*>(ptr[1])), p));
+  }
+};
+
+// The switch lives in a function: a #define inside a macro argument is not portable (nvcc).
+template <typename scalar_t>
+void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
+  switch (op) {
+#define EMBER_UNARY_CASE(name, functor)                                \
+  case UnaryOp::name:                                                  \
+    launch_elementwise<2>({&out, &in}, UnaryFn<functor, scalar_t>{p}); \
+    break;
+    EMBER_UNARY_OPS(EMBER_UNARY_CASE)
+#undef EMBER_UNARY_CASE
+    default:
+      throw NotImplementedError("unknown unary op");
+  }
+}
+
+}  // namespace
+
+void CudaBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
+  check_operands("unary", {&out, &in});
+  EMBER_DISPATCH_ALL(in.dtype(), "unary", [&] { unary_typed<scalar_t>(op, out, in, p); });
+}
+
+}  // namespace ember::cuda
