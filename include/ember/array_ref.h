@@ -30,7 +30,9 @@ class ArrayRef {
   constexpr const T& operator[](size_t i) const { return data_[i]; }
   const T& back() const { return data_[size_ - 1]; }
   std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
-  bool equals(ArrayRef o) const { return size_ == o.size_ && std::equal(begin(), end(), o.begin()); }
+  bool equals(ArrayRef o) const {
+    return size_ == o.size_ && std::equal(begin(), end(), o.begin());
+  }
   bool operator==(ArrayRef o) const { return equals(o); }
   bool operator!=(ArrayRef o) const { return !equals(o); }
 

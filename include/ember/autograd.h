@@ -85,5 +85,6 @@ EMBER_API variable_list grad(const variable_list& outputs, const variable_list& 
 
 namespace ember {
 using autograd::EnableGradGuard;
+using autograd::GradMode;
 using autograd::NoGradGuard;
 }  // namespace ember

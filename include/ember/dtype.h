@@ -74,9 +74,9 @@ EMBER_API void set_default_dtype(ScalarType t);
 
 template <typename T>
 struct CppTypeToScalarType;
-#define EMBER_CPP_TO_SCALAR(cpp, st) \
-  template <>                        \
-  struct CppTypeToScalarType<cpp> {  \
+#define EMBER_CPP_TO_SCALAR(cpp, st)                    \
+  template <>                                           \
+  struct CppTypeToScalarType<cpp> {                     \
     static constexpr ScalarType value = ScalarType::st; \
   };
 EMBER_CPP_TO_SCALAR(uint8_t, Byte)

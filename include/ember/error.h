@@ -48,9 +48,9 @@ std::string str_cat(const Args&... args) {
 }  // namespace ember
 
 // EMBER_CHECK(cond, ErrorType, message parts...): throws ErrorType with the parts concatenated.
-#define EMBER_CHECK(cond, ErrorType, ...)                                 \
-  do {                                                                    \
-    if (__builtin_expect(!(cond), 0)) {                                   \
-      throw ::ember::ErrorType(::ember::detail::str_cat(__VA_ARGS__));    \
-    }                                                                     \
+#define EMBER_CHECK(cond, ErrorType, ...)                              \
+  do {                                                                 \
+    if (__builtin_expect(!(cond), 0)) {                                \
+      throw ::ember::ErrorType(::ember::detail::str_cat(__VA_ARGS__)); \
+    }                                                                  \
   } while (0)

@@ -73,7 +73,9 @@ EMBER_HD_INLINE uint16_t float_to_bf16_bits(float f) {
   uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
   return static_cast<uint16_t>((x + rounding) >> 16);
 }
-EMBER_HD_INLINE float bf16_bits_to_float(uint16_t b) { return bits_float(static_cast<uint32_t>(b) << 16); }
+EMBER_HD_INLINE float bf16_bits_to_float(uint16_t b) {
+  return bits_float(static_cast<uint32_t>(b) << 16);
+}
 
 }  // namespace detail
 
@@ -95,7 +97,11 @@ struct BFloat16 {
   EMBER_HD operator float() const { return detail::bf16_bits_to_float(x); }
 };
 
-inline std::ostream& operator<<(std::ostream& os, Half h) { return os << static_cast<float>(h); }
-inline std::ostream& operator<<(std::ostream& os, BFloat16 h) { return os << static_cast<float>(h); }
+inline std::ostream& operator<<(std::ostream& os, Half h) {
+  return os << static_cast<float>(h);
+}
+inline std::ostream& operator<<(std::ostream& os, BFloat16 h) {
+  return os << static_cast<float>(h);
+}
 
 }  // namespace ember

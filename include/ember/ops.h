@@ -96,8 +96,8 @@ EMBER_API ScalarType result_type(const Tensor& a, const Scalar& b);
 EMBER_API Tensor matmul(const Tensor& a, const Tensor& b);
 EMBER_API Tensor mm(const Tensor& a, const Tensor& b);
 EMBER_API Tensor bmm(const Tensor& a, const Tensor& b);
-EMBER_API Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b,
-                       const Scalar& beta = 1, const Scalar& alpha = 1);
+EMBER_API Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
+                       const Scalar& alpha = 1);
 EMBER_API Tensor outer(const Tensor& a, const Tensor& b);
 
 // ---- reductions ----
@@ -148,30 +148,76 @@ EMBER_API Tensor one_hot(const Tensor& a, int64_t num_classes = -1);
 EMBER_API std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
 
 // ---- operators ----
-inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-inline Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
-inline Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
-inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
-inline Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+inline Tensor operator+(const Tensor& a, const Tensor& b) {
+  return add(a, b);
+}
+inline Tensor operator+(const Tensor& a, const Scalar& b) {
+  return add(a, b);
+}
+inline Tensor operator+(const Scalar& a, const Tensor& b) {
+  return add(b, a);
+}
+inline Tensor operator-(const Tensor& a, const Tensor& b) {
+  return sub(a, b);
+}
+inline Tensor operator-(const Tensor& a, const Scalar& b) {
+  return sub(a, b);
+}
 EMBER_API Tensor operator-(const Scalar& a, const Tensor& b);
-inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
-inline Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
-inline Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
-inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+inline Tensor operator*(const Tensor& a, const Tensor& b) {
+  return mul(a, b);
+}
+inline Tensor operator*(const Tensor& a, const Scalar& b) {
+  return mul(a, b);
+}
+inline Tensor operator*(const Scalar& a, const Tensor& b) {
+  return mul(b, a);
+}
+inline Tensor operator/(const Tensor& a, const Tensor& b) {
+  return div(a, b);
+}
+inline Tensor operator/(const Tensor& a, const Scalar& b) {
+  return div(a, b);
+}
 EMBER_API Tensor operator/(const Scalar& a, const Tensor& b);
-inline Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
-inline Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
-inline Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
-inline Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
-inline Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
-inline Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
-inline Tensor operator==(const Tensor& a, const Scalar& b) { return a.eq(b); }
-inline Tensor operator!=(const Tensor& a, const Scalar& b) { return a.ne(b); }
-inline Tensor operator<(const Tensor& a, const Scalar& b) { return a.lt(b); }
-inline Tensor operator<=(const Tensor& a, const Scalar& b) { return a.le(b); }
-inline Tensor operator>(const Tensor& a, const Scalar& b) { return a.gt(b); }
-inline Tensor operator>=(const Tensor& a, const Scalar& b) { return a.ge(b); }
-inline Tensor operator!(const Tensor& a) { return logical_not(a); }
+inline Tensor operator==(const Tensor& a, const Tensor& b) {
+  return eq(a, b);
+}
+inline Tensor operator!=(const Tensor& a, const Tensor& b) {
+  return ne(a, b);
+}
+inline Tensor operator<(const Tensor& a, const Tensor& b) {
+  return lt(a, b);
+}
+inline Tensor operator<=(const Tensor& a, const Tensor& b) {
+  return le(a, b);
+}
+inline Tensor operator>(const Tensor& a, const Tensor& b) {
+  return gt(a, b);
+}
+inline Tensor operator>=(const Tensor& a, const Tensor& b) {
+  return ge(a, b);
+}
+inline Tensor operator==(const Tensor& a, const Scalar& b) {
+  return a.eq(b);
+}
+inline Tensor operator!=(const Tensor& a, const Scalar& b) {
+  return a.ne(b);
+}
+inline Tensor operator<(const Tensor& a, const Scalar& b) {
+  return a.lt(b);
+}
+inline Tensor operator<=(const Tensor& a, const Scalar& b) {
+  return a.le(b);
+}
+inline Tensor operator>(const Tensor& a, const Scalar& b) {
+  return a.gt(b);
+}
+inline Tensor operator>=(const Tensor& a, const Scalar& b) {
+  return a.ge(b);
+}
+inline Tensor operator!(const Tensor& a) {
+  return logical_not(a);
+}
 
 }  // namespace ember

@@ -36,12 +36,12 @@ class TensorOptions {
     return o;
   }
   TensorOptions device(DeviceType t, DeviceIndex i = -1) const { return device(Device(t, i)); }
-  TensorOptions requires_grad(bool r = true) const {
+  TensorOptions requires_grad(bool r) const {
     TensorOptions o = *this;
     o.requires_grad_ = r;
     return o;
   }
-  TensorOptions pinned_memory(bool p = true) const {
+  TensorOptions pinned_memory(bool p) const {
     TensorOptions o = *this;
     o.pinned_memory_ = p;
     return o;
@@ -62,8 +62,14 @@ class TensorOptions {
   bool pinned_memory_ = false;
 };
 
-inline TensorOptions dtype(ScalarType d) { return TensorOptions().dtype(d); }
-inline TensorOptions device(Device d) { return TensorOptions().device(d); }
-inline TensorOptions requires_grad(bool r = true) { return TensorOptions().requires_grad(r); }
+inline TensorOptions dtype(ScalarType d) {
+  return TensorOptions().dtype(d);
+}
+inline TensorOptions device(Device d) {
+  return TensorOptions().device(d);
+}
+inline TensorOptions requires_grad(bool r = true) {
+  return TensorOptions().requires_grad(r);
+}
 
 }  // namespace ember

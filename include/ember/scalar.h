@@ -13,7 +13,8 @@ class Scalar {
   enum class Kind : uint8_t { Bool, Int, Double };
   Scalar() : Scalar(int64_t(0)) {}
   Scalar(bool v) : kind_(Kind::Bool) { i_ = v; }
-  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  template <typename T,
+            std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Scalar(T v) : kind_(Kind::Int) {
     i_ = static_cast<int64_t>(v);
   }

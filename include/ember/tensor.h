@@ -83,6 +83,12 @@ class EMBER_API Tensor {
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
+  Tensor to(DeviceType type, bool non_blocking = false, bool copy = false) const {
+    return to(Device(type), non_blocking, copy);
+  }
+  Tensor to(const char* device, bool non_blocking = false, bool copy = false) const {
+    return to(Device(device), non_blocking, copy);
+  }
   Tensor cpu() const;
   Tensor cuda() const;
   Tensor pin_memory() const;

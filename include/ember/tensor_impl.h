@@ -16,7 +16,8 @@ struct AutogradMeta;
 }
 
 struct EMBER_API StorageImpl : RefCounted {
-  StorageImpl(DataPtr d, size_t n, bool is_pinned) : data(std::move(d)), nbytes(n), pinned(is_pinned) {}
+  StorageImpl(DataPtr d, size_t n, bool is_pinned)
+      : data(std::move(d)), nbytes(n), pinned(is_pinned) {}
   DataPtr data;
   size_t nbytes;
   bool pinned;

@@ -55,7 +55,11 @@ class Backend {
 EMBER_API Backend& cpu_backend();
 // Implemented by src/cuda (the real backend) or src/cuda_stub (throws, saying why).
 EMBER_API Backend& cuda_backend();
-inline Backend& backend_for(Device d) { return d.is_cuda() ? cuda_backend() : cpu_backend(); }
-inline Backend& backend_for(const Tensor& t) { return backend_for(t.device()); }
+inline Backend& backend_for(Device d) {
+  return d.is_cuda() ? cuda_backend() : cpu_backend();
+}
+inline Backend& backend_for(const Tensor& t) {
+  return backend_for(t.device());
+}
 
 }  // namespace ember

@@ -7,7 +7,9 @@
 
 namespace ember {
 
-std::string device_type_name(DeviceType type) { return type == DeviceType::CUDA ? "cuda" : "cpu"; }
+std::string device_type_name(DeviceType type) {
+  return type == DeviceType::CUDA ? "cuda" : "cpu";
+}
 
 Device::Device(DeviceType type, DeviceIndex index) : type_(type), index_(index) {
   EMBER_CHECK(index >= -1, DeviceError, "Device index must be -1 or non-negative, got ",
@@ -50,7 +52,11 @@ std::string Device::str() const {
   return s;
 }
 
-std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
-std::ostream& operator<<(std::ostream& os, DeviceType t) { return os << device_type_name(t); }
+std::ostream& operator<<(std::ostream& os, const Device& d) {
+  return os << d.str();
+}
+std::ostream& operator<<(std::ostream& os, DeviceType t) {
+  return os << device_type_name(t);
+}
 
 }  // namespace ember

@@ -31,38 +31,38 @@ using acc_t = typename AccType<T>::type;
   }
 
 // All ten dtypes.
-#define EMBER_DISPATCH_ALL(dtype, name, ...)                                            \
-  [&] {                                                                                 \
-    switch (dtype) {                                                                    \
-      EMBER_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)                                   \
-      EMBER_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)                                    \
-      EMBER_DISPATCH_CASE(Short, int16_t, __VA_ARGS__)                                  \
-      EMBER_DISPATCH_CASE(Int, int32_t, __VA_ARGS__)                                    \
-      EMBER_DISPATCH_CASE(Long, int64_t, __VA_ARGS__)                                   \
-      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                             \
-      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                    \
-      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                  \
-      EMBER_DISPATCH_CASE(Bool, bool, __VA_ARGS__)                                      \
-      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                     \
-      default:                                                                          \
-        throw ::ember::TypeError(::ember::detail::str_cat(name, ": unsupported dtype ", \
-                                                          ::ember::to_string(dtype)));  \
-    }                                                                                   \
+#define EMBER_DISPATCH_ALL(dtype, name, ...)                                                    \
+  [&] {                                                                                         \
+    switch (dtype) {                                                                            \
+      EMBER_DISPATCH_CASE(Byte, uint8_t, __VA_ARGS__)                                           \
+      EMBER_DISPATCH_CASE(Char, int8_t, __VA_ARGS__)                                            \
+      EMBER_DISPATCH_CASE(Short, int16_t, __VA_ARGS__)                                          \
+      EMBER_DISPATCH_CASE(Int, int32_t, __VA_ARGS__)                                            \
+      EMBER_DISPATCH_CASE(Long, int64_t, __VA_ARGS__)                                           \
+      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                                     \
+      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                            \
+      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                          \
+      EMBER_DISPATCH_CASE(Bool, bool, __VA_ARGS__)                                              \
+      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                             \
+      default:                                                                                  \
+        throw ::ember::TypeError(                                                               \
+            ::ember::detail::str_cat(name, ": unsupported dtype ", ::ember::to_string(dtype))); \
+    }                                                                                           \
   }()
 
 // Floating dtypes only; others throw a TypeError naming the op and the dtype.
-#define EMBER_DISPATCH_FLOATING(dtype, name, ...)                                      \
-  [&] {                                                                                \
-    switch (dtype) {                                                                   \
-      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                            \
-      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                   \
-      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                 \
-      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                    \
-      default:                                                                         \
-        throw ::ember::TypeError(::ember::detail::str_cat(                             \
-            name, " does not support dtype ", ::ember::to_string(dtype),               \
-            " (expected a floating point dtype)"));                                    \
-    }                                                                                  \
+#define EMBER_DISPATCH_FLOATING(dtype, name, ...)                                                 \
+  [&] {                                                                                           \
+    switch (dtype) {                                                                              \
+      EMBER_DISPATCH_CASE(Half, ::ember::Half, __VA_ARGS__)                                       \
+      EMBER_DISPATCH_CASE(Float, float, __VA_ARGS__)                                              \
+      EMBER_DISPATCH_CASE(Double, double, __VA_ARGS__)                                            \
+      EMBER_DISPATCH_CASE(BFloat16, ::ember::BFloat16, __VA_ARGS__)                               \
+      default:                                                                                    \
+        throw ::ember::TypeError(::ember::detail::str_cat(name, " does not support dtype ",       \
+                                                          ::ember::to_string(dtype),              \
+                                                          " (expected a floating point dtype)")); \
+    }                                                                                             \
   }()
 
 }  // namespace ember

@@ -8,22 +8,23 @@
 namespace ember {
 
 const char* to_string(ScalarType t) {
-  static const char* names[] = {"Byte",   "Char",   "Short", "Int",  "Long",
-                                "Half",   "Float",  "Double", "Bool", "BFloat16"};
+  static const char* names[] = {"Byte", "Char",  "Short",  "Int",  "Long",
+                                "Half", "Float", "Double", "Bool", "BFloat16"};
   int i = static_cast<int>(t);
   return (i >= 0 && i < static_cast<int>(ScalarType::NumTypes)) ? names[i] : "Undefined";
 }
 
 const char* python_name(ScalarType t) {
-  static const char* names[] = {"torch.uint8",   "torch.int8",    "torch.int16",
-                                "torch.int32",   "torch.int64",   "torch.float16",
-                                "torch.float32", "torch.float64", "torch.bool",
-                                "torch.bfloat16"};
+  static const char* names[] = {"torch.uint8", "torch.int8",    "torch.int16",   "torch.int32",
+                                "torch.int64", "torch.float16", "torch.float32", "torch.float64",
+                                "torch.bool",  "torch.bfloat16"};
   int i = static_cast<int>(t);
   return (i >= 0 && i < static_cast<int>(ScalarType::NumTypes)) ? names[i] : "torch.undefined";
 }
 
-std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << to_string(t); }
+std::ostream& operator<<(std::ostream& os, ScalarType t) {
+  return os << to_string(t);
+}
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
@@ -46,7 +47,9 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 static std::atomic<ScalarType> g_default_dtype{kFloat};
-ScalarType get_default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+ScalarType get_default_dtype() {
+  return g_default_dtype.load(std::memory_order_relaxed);
+}
 void set_default_dtype(ScalarType t) {
   EMBER_CHECK(is_floating_point(t), TypeError,
               "set_default_dtype only supports floating point dtypes, got ", to_string(t));

@@ -44,35 +44,51 @@ struct AbsOp {
 };
 struct ExpOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return ::exp(x); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::exp(x);
+  }
 };
 struct LogOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return ::log(x); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::log(x);
+  }
 };
 struct SqrtOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return ::sqrt(x); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::sqrt(x);
+  }
 };
 struct RsqrtOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return T(1) / ::sqrt(x); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return T(1) / ::sqrt(x);
+  }
 };
 struct SquareOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return x * x; }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return x * x;
+  }
 };
 struct ReciprocalOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return T(1) / x; }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return T(1) / x;
+  }
 };
 struct SinOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return ::sin(x); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::sin(x);
+  }
 };
 struct CosOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return ::cos(x); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::cos(x);
+  }
 };
 struct SignOp {
   template <typename T>
@@ -86,11 +102,15 @@ struct SignOp {
 };
 struct ErfOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return ::erf(x); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::erf(x);
+  }
 };
 struct Log1pOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return ::log1p(x); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::log1p(x);
+  }
 };
 struct ReluOp {
   template <typename T>
@@ -104,11 +124,15 @@ struct ReluOp {
 };
 struct SigmoidOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return T(1) / (T(1) + ::exp(-x)); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return T(1) / (T(1) + ::exp(-x));
+  }
 };
 struct TanhOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return ::tanh(x); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::tanh(x);
+  }
 };
 struct GeluOp {  // exact: x * Phi(x)
   template <typename T>
@@ -125,7 +149,9 @@ struct GeluTanhOp {  // approximate="tanh"
 };
 struct SiluOp {
   template <typename T>
-  EMBER_HD T operator()(T x, OpParams) const { return x / (T(1) + ::exp(-x)); }
+  EMBER_HD T operator()(T x, OpParams) const {
+    return x / (T(1) + ::exp(-x));
+  }
 };
 // clamp(x, a, b): p.a / p.b hold the bounds; NaN bounds mean "no bound" (set by the front end
 // to -inf/+inf for floats, or to the type's limits for integers).
@@ -173,11 +199,15 @@ struct RPowScalarOp {  // p.a ** x
 };
 struct LogicalNotOp {
   template <typename T>
-  EMBER_HD bool operator()(T x, OpParams) const { return !static_cast<bool>(x); }
+  EMBER_HD bool operator()(T x, OpParams) const {
+    return !static_cast<bool>(x);
+  }
 };
 struct IsNanOp {
   template <typename T>
-  EMBER_HD bool operator()(T x, OpParams) const { return fn::isnan_(x); }
+  EMBER_HD bool operator()(T x, OpParams) const {
+    return fn::isnan_(x);
+  }
 };
 
 // ---- binary ----
@@ -209,7 +239,9 @@ struct MulOp {
 };
 struct DivOp {  // true division; the front end promotes integers to float first
   template <typename T>
-  EMBER_HD T operator()(T a, T b, OpParams) const { return a / b; }
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    return a / b;
+  }
 };
 struct PowOp {
   template <typename T>
@@ -239,49 +271,73 @@ struct MinimumOp {
 };
 struct EqOp {
   template <typename T>
-  EMBER_HD bool operator()(T a, T b, OpParams) const { return a == b; }
+  EMBER_HD bool operator()(T a, T b, OpParams) const {
+    return a == b;
+  }
 };
 struct NeOp {
   template <typename T>
-  EMBER_HD bool operator()(T a, T b, OpParams) const { return a != b; }
+  EMBER_HD bool operator()(T a, T b, OpParams) const {
+    return a != b;
+  }
 };
 struct LtOp {
   template <typename T>
-  EMBER_HD bool operator()(T a, T b, OpParams) const { return a < b; }
+  EMBER_HD bool operator()(T a, T b, OpParams) const {
+    return a < b;
+  }
 };
 struct LeOp {
   template <typename T>
-  EMBER_HD bool operator()(T a, T b, OpParams) const { return a <= b; }
+  EMBER_HD bool operator()(T a, T b, OpParams) const {
+    return a <= b;
+  }
 };
 struct GtOp {
   template <typename T>
-  EMBER_HD bool operator()(T a, T b, OpParams) const { return a > b; }
+  EMBER_HD bool operator()(T a, T b, OpParams) const {
+    return a > b;
+  }
 };
 struct GeOp {
   template <typename T>
-  EMBER_HD bool operator()(T a, T b, OpParams) const { return a >= b; }
+  EMBER_HD bool operator()(T a, T b, OpParams) const {
+    return a >= b;
+  }
 };
 struct LogicalAndOp {
   template <typename T>
-  EMBER_HD bool operator()(T a, T b, OpParams) const { return a && b; }
+  EMBER_HD bool operator()(T a, T b, OpParams) const {
+    return a && b;
+  }
 };
 struct LogicalOrOp {
   template <typename T>
-  EMBER_HD bool operator()(T a, T b, OpParams) const { return a || b; }
+  EMBER_HD bool operator()(T a, T b, OpParams) const {
+    return a || b;
+  }
 };
 
 // ---- reductions: identity() and combine(acc, x) ----
 struct SumReduce {
   template <typename T>
-  static EMBER_HD T identity() { return T(0); }
+  static EMBER_HD T identity() {
+    return T(0);
+  }
   template <typename T>
-  EMBER_HD T operator()(T acc, T x) const { return acc + x; }
+  EMBER_HD T operator()(T acc, T x) const {
+    return acc + x;
+  }
 };
 struct ProdReduce {
   template <typename T>
-  static EMBER_HD T identity() { return T(1); }
+  static EMBER_HD T identity() {
+    return T(1);
+  }
   template <typename T>
-  EMBER_HD T operator()(T acc, T x) const { return acc * x; }
+  EMBER_HD T operator()(T acc, T x) const {
+    return acc * x;
+  }
 };
 struct MaxReduce {
   template <typename T>
@@ -293,7 +349,9 @@ struct MaxReduce {
     }
   }
   template <typename T>
-  EMBER_HD T operator()(T acc, T x) const { return MaximumOp()(acc, x, OpParams{}); }
+  EMBER_HD T operator()(T acc, T x) const {
+    return MaximumOp()(acc, x, OpParams{});
+  }
 };
 struct MinReduce {
   template <typename T>
@@ -305,19 +363,29 @@ struct MinReduce {
     }
   }
   template <typename T>
-  EMBER_HD T operator()(T acc, T x) const { return MinimumOp()(acc, x, OpParams{}); }
+  EMBER_HD T operator()(T acc, T x) const {
+    return MinimumOp()(acc, x, OpParams{});
+  }
 };
 struct AnyReduce {
   template <typename T>
-  static EMBER_HD T identity() { return T(0); }
+  static EMBER_HD T identity() {
+    return T(0);
+  }
   template <typename T>
-  EMBER_HD T operator()(T acc, T x) const { return static_cast<T>(acc || x); }
+  EMBER_HD T operator()(T acc, T x) const {
+    return static_cast<T>(acc || x);
+  }
 };
 struct AllReduce {
   template <typename T>
-  static EMBER_HD T identity() { return T(1); }
+  static EMBER_HD T identity() {
+    return T(1);
+  }
   template <typename T>
-  EMBER_HD T operator()(T acc, T x) const { return static_cast<T>(acc && x); }
+  EMBER_HD T operator()(T acc, T x) const {
+    return static_cast<T>(acc && x);
+  }
 };
 
 }  // namespace ember

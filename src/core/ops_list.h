@@ -3,30 +3,30 @@
 // Adding an elementwise op = one line here + one functor in functors.h + a front end in src/ops.
 
 // Unary: out = f(x [, p.a, p.b]).
-#define EMBER_UNARY_OPS(_)        \
-  _(Neg, NegOp)                   \
-  _(Abs, AbsOp)                   \
-  _(Exp, ExpOp)                   \
-  _(Log, LogOp)                   \
-  _(Sqrt, SqrtOp)                 \
-  _(Rsqrt, RsqrtOp)               \
-  _(Square, SquareOp)             \
-  _(Reciprocal, ReciprocalOp)     \
-  _(Sin, SinOp)                   \
-  _(Cos, CosOp)                   \
-  _(Sign, SignOp)                 \
-  _(Erf, ErfOp)                   \
-  _(Log1p, Log1pOp)               \
-  _(Relu, ReluOp)                 \
-  _(Sigmoid, SigmoidOp)           \
-  _(Tanh, TanhOp)                 \
-  _(Gelu, GeluOp)                 \
-  _(GeluTanh, GeluTanhOp)         \
-  _(Silu, SiluOp)                 \
-  _(Clamp, ClampOp)               \
-  _(PowScalar, PowScalarOp)       \
-  _(RPowScalar, RPowScalarOp)     \
-  _(LogicalNot, LogicalNotOp)     \
+#define EMBER_UNARY_OPS(_)    \
+  _(Neg, NegOp)               \
+  _(Abs, AbsOp)               \
+  _(Exp, ExpOp)               \
+  _(Log, LogOp)               \
+  _(Sqrt, SqrtOp)             \
+  _(Rsqrt, RsqrtOp)           \
+  _(Square, SquareOp)         \
+  _(Reciprocal, ReciprocalOp) \
+  _(Sin, SinOp)               \
+  _(Cos, CosOp)               \
+  _(Sign, SignOp)             \
+  _(Erf, ErfOp)               \
+  _(Log1p, Log1pOp)           \
+  _(Relu, ReluOp)             \
+  _(Sigmoid, SigmoidOp)       \
+  _(Tanh, TanhOp)             \
+  _(Gelu, GeluOp)             \
+  _(GeluTanh, GeluTanhOp)     \
+  _(Silu, SiluOp)             \
+  _(Clamp, ClampOp)           \
+  _(PowScalar, PowScalarOp)   \
+  _(RPowScalar, RPowScalarOp) \
+  _(LogicalNot, LogicalNotOp) \
   _(IsNan, IsNanOp)
 
 // Binary: out = f(a, b [, p.a]); broadcasting is done by the caller through zero strides.

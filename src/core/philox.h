@@ -40,7 +40,9 @@ EMBER_HD_INLINE Block philox4x32_10(uint64_t counter, uint64_t seed) {
 }
 
 // Uniform in [0, 1): 24 bits for float, 53 bits for double.
-EMBER_HD_INLINE float uniform_float(uint32_t u) { return (u >> 8) * (1.0f / 16777216.0f); }
+EMBER_HD_INLINE float uniform_float(uint32_t u) {
+  return (u >> 8) * (1.0f / 16777216.0f);
+}
 EMBER_HD_INLINE double uniform_double(uint32_t a, uint32_t b) {
   uint64_t x = (static_cast<uint64_t>(a) << 32 | b) >> 11;
   return static_cast<double>(x) * (1.0 / 9007199254740992.0);
@@ -67,7 +69,8 @@ EMBER_HD_INLINE T uniform_element(const Block& r, double a, double b) {
   if constexpr (sizeof(T) == 8) {
     return static_cast<T>(a + (b - a) * uniform_double(r.v[0], r.v[1]));
   } else if constexpr (sizeof(T) == 4) {
-    return static_cast<T>(static_cast<float>(a + (b - a) * static_cast<double>(uniform_float(r.v[0]))));
+    return static_cast<T>(
+        static_cast<float>(a + (b - a) * static_cast<double>(uniform_float(r.v[0]))));
   } else {
     constexpr int bits = std::is_same_v<T, Half> ? 11 : 8;  // Half or BFloat16
     const double u = static_cast<double>(r.v[0] >> (32 - bits)) / static_cast<double>(1u << bits);

@@ -31,14 +31,14 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinne
     alloc = pinned ? pinned_host_allocator() : cpu_allocator();
   }
   auto storage = make_ref<StorageImpl>(alloc->allocate(nbytes), nbytes, pinned);
-  return Tensor(make_ref<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes),
-                                     0));
+  return Tensor(
+      make_ref<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0));
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
                  int64_t storage_offset) {
-  return Tensor(make_ref<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides,
-                                     storage_offset));
+  return Tensor(
+      make_ref<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset));
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
@@ -54,8 +54,8 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
 void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
   if (a.device() == b.device()) return;
   throw DeviceError(detail::str_cat(
-      "Expected all tensors to be on the same device, but found at least two devices, ",
-      a.device(), " and ", b.device(), "! (when checking arguments for ", op, ")"));
+      "Expected all tensors to be on the same device, but found at least two devices, ", a.device(),
+      " and ", b.device(), "! (when checking arguments for ", op, ")"));
 }
 
 }  // namespace ember

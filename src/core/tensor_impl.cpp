@@ -47,6 +47,8 @@ autograd::AutogradMeta& TensorImpl::ensure_autograd_meta() {
   return *autograd_meta_;
 }
 
-void TensorImpl::clear_autograd_meta() { autograd_meta_.reset(); }
+void TensorImpl::clear_autograd_meta() {
+  autograd_meta_.reset();
+}
 
 }  // namespace ember

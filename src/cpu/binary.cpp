@@ -28,30 +28,35 @@ void binary_kernel(const Tensor& out, const Tensor& a, const Tensor& b, OpParams
       for (int64_t i = 0; i < n; ++i) o[i] = static_cast<out_t>(op(xv, T(y[i]), p));
     } else {
       for (int64_t i = 0; i < n; ++i) {
-        *reinterpret_cast<out_t*>(ptr[0] + i * s[0]) = static_cast<out_t>(
-            op(T(*reinterpret_cast<const in_t*>(ptr[1] + i * s[1])),
-               T(*reinterpret_cast<const in_t*>(ptr[2] + i * s[2])), p));
+        *reinterpret_cast<out_t*>(ptr[0] + i * s[0]) =
+            static_cast<out_t>(op(T(*reinterpret_cast<const in_t*>(ptr[1] + i * s[1])),
+                                  T(*reinterpret_cast<const in_t*>(ptr[2] + i * s[2])), p));
       }
     }
   });
+}
+
+// Picks the functor for `op` (the switch lives outside the dtype-dispatch macro).
+template <typename scalar_t>
+void binary_for_dtype(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                      OpParams p) {
+  switch (op) {
+#define EMBER_BINARY_CASE(name, functor)            \
+  case BinaryOp::name:                              \
+    binary_kernel<functor, scalar_t>(out, a, b, p); \
+    break;
+    EMBER_BINARY_OPS(EMBER_BINARY_CASE)
+#undef EMBER_BINARY_CASE
+    default:
+      throw NotImplementedError("unknown binary op");
+  }
 }
 
 }  // namespace
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
                         OpParams p) {
-  EMBER_DISPATCH_ALL(a.dtype(), "binary", [&] {
-    switch (op) {
-#define EMBER_BINARY_CASE(name, functor)               \
-  case BinaryOp::name:                                 \
-    binary_kernel<functor, scalar_t>(out, a, b, p);    \
-    break;
-      EMBER_BINARY_OPS(EMBER_BINARY_CASE)
-#undef EMBER_BINARY_CASE
-      default:
-        throw NotImplementedError("unknown binary op");
-    }
-  });
+  EMBER_DISPATCH_ALL(a.dtype(), "binary", [&] { binary_for_dtype<scalar_t>(op, out, a, b, p); });
 }
 
 }  // namespace ember::cpu

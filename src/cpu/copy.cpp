@@ -31,8 +31,8 @@ void cast_copy(const Tensor& dst, const Tensor& src) {
 }  // namespace
 
 void CpuBackend::copy(const Tensor& dst, const Tensor& src, bool) {
-  EMBER_CHECK(src.is_cpu() && dst.is_cpu(), DeviceError,
-              "CPU copy asked to copy between ", src.device(), " and ", dst.device());
+  EMBER_CHECK(src.is_cpu() && dst.is_cpu(), DeviceError, "CPU copy asked to copy between ",
+              src.device(), " and ", dst.device());
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
       dst.sizes() == src.sizes()) {
     if (dst.data_ptr() != src.data_ptr()) std::memcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes());

@@ -22,12 +22,10 @@ class CpuBackend final : public Backend {
   void arange(const Tensor& out, double start, double step) override;
   void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
               uint64_t offset) override;
-  void index_select(const Tensor& out, const Tensor& in, int64_t dim,
-                    const Tensor& index) override;
+  void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
   void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
-  void scatter_add(const Tensor& out, int64_t dim, const Tensor& index,
-                   const Tensor& src) override;
+  void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
 };
 
 }  // namespace ember::cpu

@@ -28,21 +28,25 @@ void unary_kernel(const Tensor& out, const Tensor& in, OpParams p) {
   });
 }
 
+// Picks the functor for `op` (the switch lives outside the dtype-dispatch macro).
+template <typename scalar_t>
+void unary_for_dtype(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
+  switch (op) {
+#define EMBER_UNARY_CASE(name, functor)          \
+  case UnaryOp::name:                            \
+    unary_kernel<functor, scalar_t>(out, in, p); \
+    break;
+    EMBER_UNARY_OPS(EMBER_UNARY_CASE)
+#undef EMBER_UNARY_CASE
+    default:
+      throw NotImplementedError("unknown unary op");
+  }
+}
+
 }  // namespace
 
 void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
-  EMBER_DISPATCH_ALL(in.dtype(), "unary", [&] {
-    switch (op) {
-#define EMBER_UNARY_CASE(name, functor)              \
-  case UnaryOp::name:                                \
-    unary_kernel<functor, scalar_t>(out, in, p);     \
-    break;
-      EMBER_UNARY_OPS(EMBER_UNARY_CASE)
-#undef EMBER_UNARY_CASE
-      default:
-        throw NotImplementedError("unknown unary op");
-    }
-  });
+  EMBER_DISPATCH_ALL(in.dtype(), "unary", [&] { unary_for_dtype<scalar_t>(op, out, in, p); });
 }
 
 }  // namespace ember::cpu

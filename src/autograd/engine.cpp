@@ -1,0 +1,214 @@
+// The backward pass: dependency counting from the roots, then nodes run in reverse creation
+// order once all their gradients have arrived (the order PyTorch's engine uses on the CPU).
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/node_impl.h"
+#include "ember/ops.h"
+
+namespace ember::autograd {
+
+SavedTensor::SavedTensor(const Tensor& t, bool is_output) {
+  if (!t.defined()) return;
+  data_ = is_output ? t.detach() : t;
+  version_ = t._version();
+}
+
+Tensor SavedTensor::unpack() const {
+  if (!data_.defined()) return data_;
+  if (data_._version() != version_) {
+    throw Error(detail::str_cat(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [",
+        to_string(data_.dtype()), " ", data_.sizes(), "] is at version ", data_._version(),
+        "; expected version ", version_, " instead."));
+  }
+  return data_;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  auto* meta = t.unsafeGetTensorImpl()->autograd_meta();
+  if (!meta || !meta->requires_grad) return Edge{};
+  if (meta->grad_fn) return Edge{meta->grad_fn, meta->output_nr};
+  std::shared_ptr<Node> acc = meta->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    meta->grad_accumulator = acc;
+  }
+  return Edge{acc, 0};
+}
+
+void record(const char* name, const variable_list& outputs, const variable_list& inputs,
+            BackwardFn backward) {
+  auto node = std::make_shared<FunctionNode>(name, std::move(backward));
+  node->next_edges_.reserve(inputs.size());
+  for (const Tensor& in : inputs) {
+    node->next_edges_.push_back(in.defined() ? gradient_edge(in) : Edge{});
+    node->input_meta_.emplace_back(in.defined() ? in : Tensor(zeros({0})));
+  }
+  node->num_outputs_ = outputs.size();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    node->output_meta_.emplace_back(outputs[i]);
+    auto& meta = outputs[i].unsafeGetTensorImpl()->ensure_autograd_meta();
+    meta.requires_grad = true;
+    meta.grad_fn = node;
+    meta.output_nr = static_cast<uint32_t>(i);
+  }
+}
+
+Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
+  if (grad.sizes() == sizes) return grad;
+  int64_t lead = grad.dim() - static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    if (d < lead || (sizes[d - lead] == 1 && grad.size(d) != 1)) dims.push_back(d);
+  }
+  Tensor r = dims.empty() ? grad : grad.sum(dims, /*keepdim=*/true);
+  return r.reshape(sizes);
+}
+
+namespace {
+
+struct ReadyOrder {
+  bool operator()(Node* a, Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
+};
+
+// Runs the graph below `roots`. When `capture` is non-null, gradients reaching those edges are
+// stored there instead of flowing on (autograd::grad); otherwise leaves accumulate into .grad.
+void run_backward(const std::vector<Edge>& roots, variable_list root_grads, bool retain_graph,
+                  bool create_graph,
+                  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>>* capture,
+                  variable_list* captured) {
+  AutoGradMode mode(create_graph);
+  std::unordered_map<Node*, int> deps;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack;
+  for (const Edge& e : roots) {
+    if (e.function && seen.insert(e.function.get()).second) stack.push_back(e.function.get());
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    if (capture && capture->count(n)) continue;  // do not run past captured inputs
+    for (const Edge& e : n->next_edges()) {
+      if (!e.function) continue;
+      ++deps[e.function.get()];
+      if (seen.insert(e.function.get()).second) stack.push_back(e.function.get());
+    }
+  }
+
+  std::unordered_map<Node*, variable_list> buffers;
+  std::unordered_map<Node*, std::shared_ptr<Node>> keep_alive;
+  auto deliver = [&](const Edge& e, Tensor g) {
+    if (!e.function || !g.defined()) return;
+    variable_list& buf = buffers[e.function.get()];
+    if (buf.size() < e.function->num_outputs()) buf.resize(e.function->num_outputs());
+    Tensor& slot = buf[e.input_nr];
+    slot = slot.defined() ? slot + g : g;
+    keep_alive[e.function.get()] = e.function;
+  };
+  for (size_t i = 0; i < roots.size(); ++i) deliver(roots[i], root_grads[i]);
+
+  std::priority_queue<Node*, std::vector<Node*>, ReadyOrder> ready;
+  for (const Edge& e : roots) {
+    if (e.function && deps[e.function.get()] == 0) {
+      deps[e.function.get()] = -1;  // queued
+      ready.push(e.function.get());
+    }
+  }
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    variable_list grads = std::move(buffers[n]);
+    buffers.erase(n);
+    if (capture) {
+      auto it = capture->find(n);
+      if (it != capture->end()) {
+        for (auto& [input_nr, slot] : it->second) {
+          if (input_nr < grads.size()) (*captured)[slot] = grads[input_nr];
+        }
+        continue;
+      }
+    }
+    if (grads.size() < n->num_outputs()) grads.resize(n->num_outputs());
+    variable_list out = n->apply(std::move(grads));
+    if (!retain_graph) n->release_variables();
+    const auto& edges = n->next_edges();
+    for (size_t i = 0; i < edges.size() && i < out.size(); ++i) deliver(edges[i], out[i]);
+    for (const Edge& e : edges) {
+      if (!e.function) continue;
+      int& d = deps[e.function.get()];
+      if (d > 0 && --d == 0) {
+        d = -1;
+        ready.push(e.function.get());
+      }
+    }
+  }
+}
+
+Tensor implicit_grad(const Tensor& out) {
+  EMBER_CHECK(out.numel() == 1, Error,
+              "grad can be implicitly created only for scalar outputs (got a tensor of shape ",
+              out.sizes(), ")");
+  return ones_like(out);
+}
+
+void check_requires_grad(const Tensor& out, size_t i) {
+  EMBER_CHECK(requires_grad_fast(out), Error, "element ", i,
+              " of tensors does not require grad and does not have a grad_fn");
+}
+
+}  // namespace
+
+void backward(const variable_list& outputs, const variable_list& grad_outputs, bool retain_graph,
+              bool create_graph) {
+  std::vector<Edge> roots;
+  variable_list grads;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    check_requires_grad(outputs[i], i);
+    roots.push_back(gradient_edge(outputs[i]));
+    Tensor g = i < grad_outputs.size() && grad_outputs[i].defined() ? grad_outputs[i]
+                                                                    : implicit_grad(outputs[i]);
+    EMBER_CHECK(g.sizes() == outputs[i].sizes(), ValueError, "Mismatch in shape: grad_output[", i,
+                "] has a shape of ", g.sizes(), " and output[", i, "] has a shape of ",
+                outputs[i].sizes());
+    grads.push_back(g);
+  }
+  run_backward(roots, std::move(grads), retain_graph || create_graph, create_graph, nullptr,
+               nullptr);
+}
+
+variable_list grad(const variable_list& outputs, const variable_list& inputs,
+                   const variable_list& grad_outputs, std::optional<bool> retain_graph,
+                   bool create_graph, bool allow_unused) {
+  std::vector<Edge> roots;
+  variable_list grads;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    check_requires_grad(outputs[i], i);
+    roots.push_back(gradient_edge(outputs[i]));
+    grads.push_back(i < grad_outputs.size() && grad_outputs[i].defined()
+                        ? grad_outputs[i]
+                        : implicit_grad(outputs[i]));
+  }
+  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> capture;
+  std::vector<std::shared_ptr<Node>> hold;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    check_requires_grad(inputs[i], i);
+    Edge e = gradient_edge(inputs[i]);
+    hold.push_back(e.function);
+    capture[e.function.get()].emplace_back(e.input_nr, i);
+  }
+  variable_list result(inputs.size());
+  run_backward(roots, std::move(grads), retain_graph.value_or(create_graph), create_graph, &capture,
+               &result);
+  for (size_t i = 0; i < result.size(); ++i) {
+    EMBER_CHECK(result[i].defined() || allow_unused, Error, "One of the differentiated Tensors (",
+                i,
+                ") appears to not have been used in the graph. Set allow_unused=true if this "
+                "is the desired behavior.");
+  }
+  return result;
+}
+
+}  // namespace ember::autograd

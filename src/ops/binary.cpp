@@ -1,0 +1,359 @@
+// Binary front ends (arithmetic, comparisons, where) and their gradient rules.
+#include <cmath>
+
+#include "core/broadcast.h"
+#include "core/tensor_factory.h"
+#include "ops/elementwise.h"
+#include "ops/promotion.h"
+
+namespace ember {
+
+using autograd::SavedTensor;
+using autograd::sum_to;
+using autograd::variable_list;
+
+namespace {
+
+std::vector<int64_t> shape_of(const Tensor& t) {
+  return t.sizes().vec();
+}
+
+Tensor arith(BinaryOp op, const Tensor& a, const Tensor& b, OpParams p = {}) {
+  return binary_kernel_call(op, a, b, result_type(a, b), p);
+}
+Tensor arith(BinaryOp op, const Tensor& a, const Scalar& s, OpParams p = {}) {
+  ScalarType dt = result_type(a, s);
+  return binary_kernel_call(op, a, wrap_scalar(s, dt), dt, p);
+}
+
+}  // namespace
+
+// ---- add / sub ----
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  Tensor out = arith(BinaryOp::Add, a, b, {alpha.toDouble()});
+  if (autograd::needs_grad({a, b})) {
+    double al = alpha.toDouble();
+    autograd::record(
+        "AddBackward0", out, {a, b},
+        [sa = shape_of(a), sb = shape_of(b), al](const variable_list& g) {
+          return variable_list{sum_to(g[0], sa), sum_to(al == 1.0 ? g[0] : g[0] * al, sb)};
+        });
+  }
+  return out;
+}
+Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  Tensor out = arith(BinaryOp::Add, a, b, {alpha.toDouble()});
+  if (autograd::needs_grad({a})) {
+    autograd::record("AddBackward1", out, {a}, [](const variable_list& g) { return g; });
+  }
+  return out;
+}
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  EMBER_CHECK(a.dtype() != kBool || b.dtype() != kBool, TypeError,
+              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+              "`^` or `logical_xor()` operator instead.");
+  Tensor out = arith(BinaryOp::Sub, a, b, {alpha.toDouble()});
+  if (autograd::needs_grad({a, b})) {
+    double al = alpha.toDouble();
+    autograd::record("SubBackward0", out, {a, b},
+                     [sa = shape_of(a), sb = shape_of(b), al](const variable_list& g) {
+                       return variable_list{sum_to(g[0], sa), sum_to(g[0] * -al, sb)};
+                     });
+  }
+  return out;
+}
+Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  Tensor out = arith(BinaryOp::Sub, a, b, {alpha.toDouble()});
+  if (autograd::needs_grad({a})) {
+    autograd::record("SubBackward1", out, {a}, [](const variable_list& g) { return g; });
+  }
+  return out;
+}
+Tensor operator-(const Scalar& a, const Tensor& b) {
+  return add(-b, a);
+}
+
+// ---- mul / div ----
+Tensor mul(const Tensor& a, const Tensor& b) {
+  Tensor out = arith(BinaryOp::Mul, a, b);
+  if (autograd::needs_grad({a, b})) {
+    bool ga = a.requires_grad(), gb = b.requires_grad();
+    autograd::record(
+        "MulBackward0", out, {a, b},
+        [xa = gb ? SavedTensor(a) : SavedTensor(), xb = ga ? SavedTensor(b) : SavedTensor(),
+         sa = shape_of(a), sb = shape_of(b)](const variable_list& g) {
+          return variable_list{xb.defined() ? sum_to(g[0] * xb.unpack(), sa) : Tensor(),
+                               xa.defined() ? sum_to(g[0] * xa.unpack(), sb) : Tensor()};
+        });
+  }
+  return out;
+}
+Tensor mul(const Tensor& a, const Scalar& b) {
+  Tensor out = arith(BinaryOp::Mul, a, b);
+  if (autograd::needs_grad({a})) {
+    autograd::record("MulBackward1", out, {a},
+                     [b](const variable_list& g) { return variable_list{g[0] * b}; });
+  }
+  return out;
+}
+Tensor div(const Tensor& a, const Tensor& b) {
+  ScalarType dt = float_result_type(result_type(a, b));
+  Tensor out = binary_kernel_call(BinaryOp::Div, a, b, dt);
+  if (autograd::needs_grad({a, b})) {
+    autograd::record("DivBackward0", out, {a, b},
+                     [xa = SavedTensor(a), xb = SavedTensor(b), sa = shape_of(a),
+                      sb = shape_of(b)](const variable_list& g) {
+                       Tensor bb = xb.unpack();
+                       Tensor ga = g[0] / bb;
+                       return variable_list{sum_to(ga, sa), sum_to(-ga * xa.unpack() / bb, sb)};
+                     });
+  }
+  return out;
+}
+Tensor div(const Tensor& a, const Scalar& b) {
+  ScalarType dt = float_result_type(result_type(a, b));
+  Tensor out = binary_kernel_call(BinaryOp::Div, a, wrap_scalar(b, dt), dt);
+  if (autograd::needs_grad({a})) {
+    autograd::record("DivBackward1", out, {a},
+                     [b](const variable_list& g) { return variable_list{g[0] / b}; });
+  }
+  return out;
+}
+Tensor operator/(const Scalar& a, const Tensor& b) {
+  ScalarType dt = float_result_type(result_type(b, a));
+  return div(wrap_scalar(a, dt), b);
+}
+
+// ---- pow ----
+Tensor pow(const Tensor& a, const Tensor& e) {
+  Tensor out = arith(BinaryOp::Pow, a, e);
+  if (autograd::needs_grad({a, e})) {
+    autograd::record("PowBackward1", out, {a, e},
+                     [xa = SavedTensor(a), xe = SavedTensor(e), y = SavedTensor(out, true),
+                      sa = shape_of(a), se = shape_of(e)](const variable_list& g) {
+                       Tensor base = xa.unpack(), ex = xe.unpack();
+                       Tensor ga = g[0] * ex * pow(base, ex - 1);
+                       // d/de a^e = a^e log a, taken as 0 where a == 0 and e >= 0 (PyTorch).
+                       Tensor ge_ = g[0] * y.unpack() * log(base);
+                       ge_ = where(logical_and(base.eq(0), ex.ge(0)), zeros_like(ge_), ge_);
+                       return variable_list{sum_to(ga, sa), sum_to(ge_, se)};
+                     });
+  }
+  return out;
+}
+Tensor pow(const Tensor& a, const Scalar& e) {
+  ScalarType dt = result_type(a, e);
+  Tensor out = unary_kernel_call(UnaryOp::PowScalar, a, dt, {e.toDouble()});
+  if (autograd::needs_grad({a})) {
+    autograd::record("PowBackward0", out, {a}, [xa = SavedTensor(a), e](const variable_list& g) {
+      double ev = e.toDouble();
+      if (ev == 0.0) return variable_list{zeros_like(g[0])};
+      return variable_list{g[0] * ev * pow(xa.unpack(), ev - 1)};
+    });
+  }
+  return out;
+}
+Tensor pow(const Scalar& a, const Tensor& e) {
+  ScalarType dt = result_type(e, a);
+  Tensor out = unary_kernel_call(UnaryOp::RPowScalar, e, dt, {a.toDouble()});
+  if (autograd::needs_grad({e})) {
+    autograd::record("PowBackward2", out, {e},
+                     [y = SavedTensor(out, true), a](const variable_list& g) {
+                       return variable_list{g[0] * y.unpack() * std::log(a.toDouble())};
+                     });
+  }
+  return out;
+}
+
+// ---- maximum / minimum: ties split the gradient evenly, as PyTorch does ----
+namespace {
+Tensor extremum(BinaryOp op, const char* name, const Tensor& a, const Tensor& b) {
+  Tensor out = arith(op, a, b);
+  if (autograd::needs_grad({a, b})) {
+    bool is_max = op == BinaryOp::Maximum;
+    autograd::record(name, out, {a, b},
+                     [xa = SavedTensor(a), xb = SavedTensor(b), sa = shape_of(a), sb = shape_of(b),
+                      is_max](const variable_list& g) {
+                       Tensor x = xa.unpack(), y = xb.unpack();
+                       Tensor wins = (is_max ? x.gt(y) : x.lt(y)).to(g[0].dtype());
+                       Tensor ties = x.eq(y).to(g[0].dtype()) * 0.5;
+                       Tensor wa = wins + ties;
+                       return variable_list{sum_to(g[0] * wa, sa), sum_to(g[0] * (1 - wa), sb)};
+                     });
+  }
+  return out;
+}
+}  // namespace
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return extremum(BinaryOp::Maximum, "MaximumBackward0", a, b);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return extremum(BinaryOp::Minimum, "MinimumBackward0", a, b);
+}
+
+// ---- comparisons and logic (no gradient) ----
+#define EMBER_COMPARISON(fn, OP)                \
+  Tensor fn(const Tensor& a, const Tensor& b) { \
+    return arith(BinaryOp::OP, a, b);           \
+  }                                             \
+  Tensor Tensor::fn(const Tensor& o) const {    \
+    return ember::fn(*this, o);                 \
+  }                                             \
+  Tensor Tensor::fn(const Scalar& o) const {    \
+    return arith(BinaryOp::OP, *this, o);       \
+  }
+EMBER_COMPARISON(eq, Eq)
+EMBER_COMPARISON(ne, Ne)
+EMBER_COMPARISON(lt, Lt)
+EMBER_COMPARISON(le, Le)
+EMBER_COMPARISON(gt, Gt)
+EMBER_COMPARISON(ge, Ge)
+#undef EMBER_COMPARISON
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return binary_kernel_call(BinaryOp::LogicalAnd, a, b, result_type(a, b));
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return binary_kernel_call(BinaryOp::LogicalOr, a, b, result_type(a, b));
+}
+
+// ---- where ----
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(cond.dtype() == kBool, TypeError,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+              to_string(cond.dtype()));
+  check_same_device(a, b, "where");
+  check_same_device(cond, a, "where");
+  ScalarType dt = result_type(a, b);
+  DimVector shape = broadcast_dims(broadcast_dims(cond.sizes(), a.sizes()), b.sizes());
+  Tensor x, y;
+  {
+    NoGradGuard no_grad;
+    x = a.to(dt);
+    y = b.to(dt);
+  }
+  Tensor out = make_empty(shape, dt, a.device());
+  backend_for(out).where(out, cond, x, y);
+  if (autograd::needs_grad({a, b})) {
+    autograd::record(
+        "WhereBackward0", out, {a, b},
+        [c = SavedTensor(cond), sa = shape_of(a), sb = shape_of(b)](const variable_list& g) {
+          Tensor z = zeros_like(g[0]);
+          Tensor m = c.unpack();
+          return variable_list{sum_to(where(m, g[0], z), sa), sum_to(where(m, z, g[0]), sb)};
+        });
+  }
+  return out;
+}
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
+  return where(cond, a, wrap_scalar(b, result_type(a, b)).to(a.device()));
+}
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
+  return where(cond, wrap_scalar(a, result_type(b, a)).to(b.device()), b);
+}
+
+// ---- Tensor methods ----
+Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
+  return ember::add(*this, o, alpha);
+}
+Tensor Tensor::add(const Scalar& o, const Scalar& alpha) const {
+  return ember::add(*this, o, alpha);
+}
+Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
+  return ember::sub(*this, o, alpha);
+}
+Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const {
+  return ember::sub(*this, o, alpha);
+}
+Tensor Tensor::mul(const Tensor& o) const {
+  return ember::mul(*this, o);
+}
+Tensor Tensor::mul(const Scalar& o) const {
+  return ember::mul(*this, o);
+}
+Tensor Tensor::div(const Tensor& o) const {
+  return ember::div(*this, o);
+}
+Tensor Tensor::div(const Scalar& o) const {
+  return ember::div(*this, o);
+}
+Tensor Tensor::pow(const Tensor& e) const {
+  return ember::pow(*this, e);
+}
+Tensor Tensor::pow(const Scalar& e) const {
+  return ember::pow(*this, e);
+}
+Tensor Tensor::maximum(const Tensor& o) const {
+  return ember::maximum(*this, o);
+}
+Tensor Tensor::minimum(const Tensor& o) const {
+  return ember::minimum(*this, o);
+}
+
+// ---- in place: direct when nothing is recorded, else out of place on a clone and moved in ----
+namespace {
+template <typename Other, typename F>
+Tensor& binary_inplace(Tensor& self, const Other& other, const char* name, BinaryOp op, OpParams p,
+                       F functional) {
+  check_inplace_allowed(self, name);
+  bool grad;
+  if constexpr (std::is_same_v<Other, Tensor>) {
+    grad = autograd::needs_grad({self, other});
+  } else {
+    grad = autograd::needs_grad({self});
+  }
+  if (!grad) {
+    if constexpr (std::is_same_v<Other, Tensor>) {
+      if (other.dtype() == self.dtype() && other.device() == self.device() &&
+          broadcast_dims(self.sizes(), other.sizes()).ref() == self.sizes() &&
+          (op != BinaryOp::Div || is_floating_point(self.dtype()))) {
+        backend_for(self).binary(op, self, self, other, p);
+        self.bump_version();
+        return self;
+      }
+    } else {
+      if (result_type(self, other) == self.dtype() &&
+          (op != BinaryOp::Div || is_floating_point(self.dtype()))) {
+        backend_for(self).binary(op, self, self, wrap_scalar(other, self.dtype()), p);
+        self.bump_version();
+        return self;
+      }
+    }
+  }
+  return assign_inplace(self, functional(grad ? self.clone() : self, other), name);
+}
+}  // namespace
+
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+  return binary_inplace(*this, o, "add_", BinaryOp::Add, {alpha.toDouble()},
+                        [&](const Tensor& s, const Tensor& x) { return ember::add(s, x, alpha); });
+}
+Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
+  return binary_inplace(*this, o, "add_", BinaryOp::Add, {alpha.toDouble()},
+                        [&](const Tensor& s, const Scalar& x) { return ember::add(s, x, alpha); });
+}
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+  return binary_inplace(*this, o, "sub_", BinaryOp::Sub, {alpha.toDouble()},
+                        [&](const Tensor& s, const Tensor& x) { return ember::sub(s, x, alpha); });
+}
+Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
+  return binary_inplace(*this, o, "sub_", BinaryOp::Sub, {alpha.toDouble()},
+                        [&](const Tensor& s, const Scalar& x) { return ember::sub(s, x, alpha); });
+}
+Tensor& Tensor::mul_(const Tensor& o) {
+  return binary_inplace(*this, o, "mul_", BinaryOp::Mul, {},
+                        [](const Tensor& s, const Tensor& x) { return ember::mul(s, x); });
+}
+Tensor& Tensor::mul_(const Scalar& o) {
+  return binary_inplace(*this, o, "mul_", BinaryOp::Mul, {},
+                        [](const Tensor& s, const Scalar& x) { return ember::mul(s, x); });
+}
+Tensor& Tensor::div_(const Tensor& o) {
+  return binary_inplace(*this, o, "div_", BinaryOp::Div, {},
+                        [](const Tensor& s, const Tensor& x) { return ember::div(s, x); });
+}
+Tensor& Tensor::div_(const Scalar& o) {
+  return binary_inplace(*this, o, "div_", BinaryOp::Div, {},
+                        [](const Tensor& s, const Scalar& x) { return ember::div(s, x); });
+}
+
+}  // namespace ember

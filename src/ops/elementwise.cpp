@@ -1,0 +1,75 @@
+// The elementwise plumbing shared by unary.cpp and binary.cpp.
+#include "ops/elementwise.h"
+
+#include "core/broadcast.h"
+#include "core/tensor_factory.h"
+
+namespace ember {
+
+Tensor wrap_scalar(const Scalar& s, ScalarType dtype) {
+  Tensor t = make_empty({}, dtype, Device(kCPU));
+  cpu_backend().fill(t, s);
+  return t;
+}
+
+static Tensor cast_for_compute(const Tensor& t, ScalarType compute) {
+  if (t.dtype() == compute) return t;
+  NoGradGuard no_grad;  // the op's own backward casts gradients back
+  return t.to(compute);
+}
+
+Tensor unary_kernel_call(UnaryOp op, const Tensor& a, ScalarType compute, OpParams p) {
+  Tensor in = cast_for_compute(a, compute);
+  bool predicate = op == UnaryOp::LogicalNot || op == UnaryOp::IsNan;
+  Tensor out = make_empty(a.sizes(), predicate ? kBool : compute, a.device());
+  backend_for(out).unary(op, out, in, p);
+  return out;
+}
+
+Tensor binary_kernel_call(BinaryOp op, const Tensor& a, const Tensor& b, ScalarType compute,
+                          OpParams p) {
+  // A 0-dim CPU tensor may meet a tensor of any device, as in PyTorch (it acts as a scalar).
+  Device device = a.device();
+  if (a.device() != b.device()) {
+    if (a.dim() == 0 && a.is_cpu()) {
+      device = b.device();
+    } else if (!(b.dim() == 0 && b.is_cpu())) {
+      check_same_device(a, b, "binary op");
+    }
+  }
+  DimVector shape = broadcast_dims(a.sizes(), b.sizes());
+  Tensor x = cast_for_compute(a, compute), y = cast_for_compute(b, compute);
+  Tensor out = make_empty(shape, is_comparison(op) ? kBool : compute, device);
+  backend_for(out).binary(op, out, x, y, p);
+  return out;
+}
+
+void check_inplace_allowed(const Tensor& self, const char* op) {
+  if (!GradMode::is_enabled()) return;
+  EMBER_CHECK(!(self.requires_grad() && self.is_leaf()), Error,
+              "a leaf Variable that requires grad is being used in an in-place operation (", op,
+              "). Wrap it in ember::NoGradGuard or call .detach() first.");
+}
+
+Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
+  EMBER_CHECK(result.sizes() == self.sizes(), ValueError, op, ": output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", result.sizes());
+  EMBER_CHECK(is_floating_point(self.dtype()) || !is_floating_point(result.dtype()), TypeError, op,
+              ": result type ", to_string(result.dtype()),
+              " can't be cast to the desired output type ", to_string(self.dtype()));
+  {
+    NoGradGuard no_grad;
+    backend_for(self).copy(self, result, false);
+  }
+  self.bump_version();
+  if (result.requires_grad() && GradMode::is_enabled()) {
+    auto& meta = self.unsafeGetTensorImpl()->ensure_autograd_meta();
+    auto* rm = result.unsafeGetTensorImpl()->autograd_meta();
+    meta.requires_grad = true;
+    meta.grad_fn = rm->grad_fn;
+    meta.output_nr = rm->output_nr;
+  }
+  return self;
+}
+
+}  // namespace ember

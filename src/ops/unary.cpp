@@ -1,0 +1,244 @@
+// Unary front ends and their gradient rules.
+#include <limits>
+
+#include "core/tensor_factory.h"
+#include "ops/elementwise.h"
+#include "ops/promotion.h"
+
+namespace ember {
+
+using autograd::SavedTensor;
+using autograd::variable_list;
+
+namespace {
+
+// Ops defined for every dtype keep it (neg, abs, relu...); "float ops" promote integers.
+Tensor keep_dtype(UnaryOp op, const Tensor& a, OpParams p = {}) {
+  return unary_kernel_call(op, a, a.dtype(), p);
+}
+Tensor float_op(UnaryOp op, const Tensor& a, OpParams p = {}) {
+  return unary_kernel_call(op, a, float_result_type(a.dtype()), p);
+}
+
+// Records a unary op whose gradient is g * dfdx(x, y).
+template <typename DfDx>
+Tensor with_grad(const char* name, const Tensor& a, Tensor out, bool save_input, bool save_out,
+                 DfDx dfdx) {
+  if (autograd::needs_grad({a})) {
+    SavedTensor sx = save_input ? SavedTensor(a) : SavedTensor();
+    SavedTensor sy = save_out ? SavedTensor(out, true) : SavedTensor();
+    autograd::record(name, out, {a}, [sx, sy, dfdx](const variable_list& g) {
+      return variable_list{g[0] * dfdx(sx.unpack(), sy.unpack())};
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor neg(const Tensor& a) {
+  EMBER_CHECK(a.dtype() != kBool, TypeError,
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+              "to invert a mask, use the `~` or `logical_not()` operator instead.");
+  Tensor out = keep_dtype(UnaryOp::Neg, a);
+  if (autograd::needs_grad({a})) {
+    autograd::record("NegBackward0", out, {a},
+                     [](const variable_list& g) { return variable_list{-g[0]}; });
+  }
+  return out;
+}
+
+Tensor abs(const Tensor& a) {
+  return with_grad("AbsBackward0", a, keep_dtype(UnaryOp::Abs, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return sign(x); });
+}
+Tensor exp(const Tensor& a) {
+  return with_grad("ExpBackward0", a, float_op(UnaryOp::Exp, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return y; });
+}
+Tensor log(const Tensor& a) {
+  return with_grad("LogBackward0", a, float_op(UnaryOp::Log, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return x.pow(-1); });
+}
+Tensor sqrt(const Tensor& a) {
+  return with_grad("SqrtBackward0", a, float_op(UnaryOp::Sqrt, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return 0.5 / y; });
+}
+Tensor rsqrt(const Tensor& a) {
+  return with_grad("RsqrtBackward0", a, float_op(UnaryOp::Rsqrt, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return -0.5 * y * y * y; });
+}
+Tensor square(const Tensor& a) {
+  if (a.dtype() == kBool) return pow(a, 2);
+  return with_grad("PowBackward0", a, keep_dtype(UnaryOp::Square, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return 2 * x; });
+}
+Tensor sin(const Tensor& a) {
+  return with_grad("SinBackward0", a, float_op(UnaryOp::Sin, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return cos(x); });
+}
+Tensor cos(const Tensor& a) {
+  return with_grad("CosBackward0", a, float_op(UnaryOp::Cos, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return -sin(x); });
+}
+Tensor sign(const Tensor& a) {
+  return with_grad("SignBackward0", a, keep_dtype(UnaryOp::Sign, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return zeros_like(y); });
+}
+Tensor relu(const Tensor& a) {
+  return with_grad("ReluBackward0", a, keep_dtype(UnaryOp::Relu, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return y.gt(0).to(y.dtype()); });
+}
+Tensor sigmoid(const Tensor& a) {
+  return with_grad("SigmoidBackward0", a, float_op(UnaryOp::Sigmoid, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return y * (1 - y); });
+}
+Tensor tanh(const Tensor& a) {
+  return with_grad("TanhBackward0", a, float_op(UnaryOp::Tanh, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return 1 - y * y; });
+}
+Tensor silu(const Tensor& a) {
+  return with_grad("SiluBackward0", a, float_op(UnaryOp::Silu, a), true, false,
+                   [](const Tensor& x, const Tensor&) {
+                     Tensor s = sigmoid(x);
+                     return s * (1 + x * (1 - s));
+                   });
+}
+Tensor gelu(const Tensor& a, const std::string& approximate) {
+  EMBER_CHECK(approximate == "none" || approximate == "tanh", ValueError,
+              "gelu: approximate must be 'none' or 'tanh', got '", approximate, "'");
+  EMBER_CHECK(is_floating_point(a.dtype()), TypeError, "gelu does not support dtype ",
+              to_string(a.dtype()));
+  if (approximate == "tanh") {
+    return with_grad("GeluBackward0", a, float_op(UnaryOp::GeluTanh, a), true, false,
+                     [](const Tensor& x, const Tensor&) {
+                       const double k = 0.79788456080286535588, c = 0.044715;
+                       Tensor inner = k * (x + c * x * x * x);
+                       Tensor t = tanh(inner);
+                       return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
+                     });
+  }
+  return with_grad(
+      "GeluBackward0", a, float_op(UnaryOp::Gelu, a), true, false,
+      [](const Tensor& x, const Tensor&) {
+        Tensor cdf =
+            0.5 * (1 + unary_kernel_call(UnaryOp::Erf, x * 0.70710678118654752440, x.dtype()));
+        Tensor pdf = exp(-0.5 * x * x) * 0.39894228040143267794;
+        return cdf + x * pdf;
+      });
+}
+
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
+  EMBER_CHECK(min || max, ValueError, "clamp: at least one of 'min' or 'max' must not be None");
+  EMBER_CHECK(a.dtype() != kBool, TypeError, "clamp is not supported for dtype Bool");
+  ScalarType dt = a.dtype();
+  if ((min && min->isFloatingPoint()) || (max && max->isFloatingPoint())) {
+    dt = float_result_type(dt);
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  OpParams p{min ? min->toDouble() : -inf, max ? max->toDouble() : inf};
+  if (!is_floating_point(dt)) {  // keep the bounds representable in the integer type
+    p.a = std::max(p.a, -9.2e18);
+    p.b = std::min(p.b, 9.2e18);
+  }
+  Tensor out = unary_kernel_call(UnaryOp::Clamp, a, dt, p);
+  if (autograd::needs_grad({a})) {
+    autograd::record("ClampBackward1", out, {a}, [sx = SavedTensor(a), p](const variable_list& g) {
+      Tensor x = sx.unpack();
+      Tensor mask = logical_and(x.ge(p.a), x.le(p.b));
+      return variable_list{g[0] * mask.to(g[0].dtype())};
+    });
+  }
+  return out;
+}
+
+Tensor logical_not(const Tensor& a) {
+  return unary_kernel_call(UnaryOp::LogicalNot, a, a.dtype());
+}
+Tensor isnan(const Tensor& a) {
+  return unary_kernel_call(UnaryOp::IsNan, a, a.dtype());
+}
+
+// ---- Tensor methods ----
+Tensor Tensor::neg() const {
+  return ember::neg(*this);
+}
+Tensor Tensor::abs() const {
+  return ember::abs(*this);
+}
+Tensor Tensor::exp() const {
+  return ember::exp(*this);
+}
+Tensor Tensor::log() const {
+  return ember::log(*this);
+}
+Tensor Tensor::sqrt() const {
+  return ember::sqrt(*this);
+}
+Tensor Tensor::rsqrt() const {
+  return ember::rsqrt(*this);
+}
+Tensor Tensor::square() const {
+  return ember::square(*this);
+}
+Tensor Tensor::sin() const {
+  return ember::sin(*this);
+}
+Tensor Tensor::cos() const {
+  return ember::cos(*this);
+}
+Tensor Tensor::sign() const {
+  return ember::sign(*this);
+}
+Tensor Tensor::relu() const {
+  return ember::relu(*this);
+}
+Tensor Tensor::sigmoid() const {
+  return ember::sigmoid(*this);
+}
+Tensor Tensor::tanh() const {
+  return ember::tanh(*this);
+}
+Tensor Tensor::logical_not() const {
+  return ember::logical_not(*this);
+}
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  return ember::clamp(*this, min, max);
+}
+
+namespace {
+// In place: write straight into self when no graph is recorded and the dtype is kept; otherwise
+// compute out of place (on a clone when recording, so saved inputs stay intact) and move the
+// result and its history into self.
+Tensor& unary_inplace(Tensor& self, const char* name, UnaryOp op, bool float_only,
+                      Tensor (*functional)(const Tensor&)) {
+  check_inplace_allowed(self, name);
+  bool grad = autograd::needs_grad({self});
+  if (!grad && (!float_only || is_floating_point(self.dtype()))) {
+    backend_for(self).unary(op, self, self, {});
+    self.bump_version();
+    return self;
+  }
+  return assign_inplace(self, functional(grad ? self.clone() : self), name);
+}
+}  // namespace
+
+Tensor& Tensor::relu_() {
+  return unary_inplace(*this, "relu_", UnaryOp::Relu, false, ember::relu);
+}
+Tensor& Tensor::neg_() {
+  return unary_inplace(*this, "neg_", UnaryOp::Neg, false, ember::neg);
+}
+Tensor& Tensor::sqrt_() {
+  return unary_inplace(*this, "sqrt_", UnaryOp::Sqrt, true, ember::sqrt);
+}
+Tensor& Tensor::exp_() {
+  return unary_inplace(*this, "exp_", UnaryOp::Exp, true, ember::exp);
+}
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  check_inplace_allowed(*this, "clamp_");
+  return assign_inplace(
+      *this, ember::clamp(autograd::needs_grad({*this}) ? clone() : *this, min, max), "clamp_");
+}
+
+}  // namespace ember
