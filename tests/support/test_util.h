@@ -1,0 +1,55 @@
+#pragma once
+// Shared helpers for the parity suites: the devices to test, seeded inputs in a value domain,
+// non-contiguous copies, and a finite-difference gradient check.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ember/ops.h"
+
+namespace ember::testing {
+
+// CPU, then cuda:0..n-1 when ember::cuda::is_available().
+std::vector<Device> cuda_devices();
+std::vector<Device> test_devices();
+
+// Where an op's inputs are drawn from (so that log sees positives, abs stays off its kink, ...).
+enum class Domain {
+  Normal,        // standard normal
+  Positive,      // uniform [0.5, 2)
+  Unit,          // uniform (-0.9, 0.9): inside the domain of atanh-like ops, off clamp bounds
+  AwayFromZero,  // +-[0.5, 2): away from the kinks of abs/relu/sign and the pole of 1/x
+  SmallInt,      // integers in [-3, 3] (in any dtype): ties for comparisons, exact in half
+  Index,         // int64 in [0, high): indices for index_select/gather/one_hot
+  Bool,          // true/false
+};
+const char* domain_name(Domain d);
+
+struct InputSpec {
+  std::vector<int64_t> shape;
+  ScalarType dtype = kFloat;
+  Domain domain = Domain::Normal;
+  int64_t high = 0;  // exclusive bound for Domain::Index
+};
+
+// A CPU tensor drawn from `spec` with ember's Philox generator seeded with `seed`.
+Tensor make_input(const InputSpec& spec, uint64_t seed);
+// Same logical values and shape as `t` on the same device, laid out non-contiguously: the last two
+// dims transposed in memory (or every other element for 1-D). 0-dim and 1-element tensors and
+// tensors with a 0 size are returned as they are (there is no non-contiguous layout for them).
+Tensor non_contiguous(const Tensor& t);
+
+// A deterministic seed for a named case (FNV-1a of the name).
+uint64_t seed_for(const std::string& name);
+
+// Checks d(sum(f(x) * v))/dx from autograd against central differences in float64 on `device`,
+// for every floating input (integer and bool inputs are passed through unchanged). `inputs` are
+// CPU tensors; the check runs on copies cast to float64 on `device`.
+using TensorFn = std::function<Tensor(const std::vector<Tensor>&)>;
+void expect_gradients_match_finite_differences(const TensorFn& f, const std::vector<Tensor>& inputs,
+                                               Device device, const std::string& context,
+                                               double eps = 1e-6, double rtol = 1e-4,
+                                               double atol = 1e-6);
+
+}  // namespace ember::testing
