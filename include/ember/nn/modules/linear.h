@@ -1,0 +1,34 @@
+#pragma once
+// Linear (y = x W^T + b) and Flatten.
+#include "ember/nn/module.h"
+#include "ember/nn/options/linear.h"
+#include "ember/nn/pimpl.h"
+
+namespace ember::nn {
+
+class EMBER_API LinearImpl : public Module {
+ public:
+  LinearImpl(int64_t in_features, int64_t out_features)
+      : LinearImpl(LinearOptions(in_features, out_features)) {}
+  explicit LinearImpl(const LinearOptions& options);
+  // PyTorch's default: kaiming_uniform_(a = sqrt(5)) weight, U(-1/sqrt(in), 1/sqrt(in)) bias.
+  void reset_parameters();
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  LinearOptions options;
+  Tensor weight;  // [out_features, in_features]
+  Tensor bias;    // [out_features], undefined without bias
+};
+EMBER_MODULE(Linear);
+
+class EMBER_API FlattenImpl : public Module {
+ public:
+  explicit FlattenImpl(const FlattenOptions& options = {});
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  FlattenOptions options;
+};
+EMBER_MODULE(Flatten);
+
+}  // namespace ember::nn

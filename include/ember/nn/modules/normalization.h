@@ -1,0 +1,23 @@
+#pragma once
+// LayerNorm over the trailing normalized_shape dimensions.
+#include "ember/nn/module.h"
+#include "ember/nn/options/normalization.h"
+#include "ember/nn/pimpl.h"
+
+namespace ember::nn {
+
+class EMBER_API LayerNormImpl : public Module {
+ public:
+  explicit LayerNormImpl(std::vector<int64_t> normalized_shape)
+      : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
+  explicit LayerNormImpl(const LayerNormOptions& options);
+  void reset_parameters();
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  LayerNormOptions options;
+  Tensor weight, bias;  // normalized_shape, when elementwise_affine
+};
+EMBER_MODULE(LayerNorm);
+
+}  // namespace ember::nn

@@ -1,0 +1,36 @@
+#pragma once
+// MaxPool2d, AvgPool2d and AdaptiveAvgPool2d.
+#include "ember/nn/module.h"
+#include "ember/nn/options/pooling.h"
+#include "ember/nn/pimpl.h"
+
+namespace ember::nn {
+
+class EMBER_API MaxPool2dImpl : public Module {
+ public:
+  explicit MaxPool2dImpl(const MaxPool2dOptions& options);
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  MaxPool2dOptions options;
+};
+EMBER_MODULE(MaxPool2d);
+
+class EMBER_API AvgPool2dImpl : public Module {
+ public:
+  explicit AvgPool2dImpl(const AvgPool2dOptions& options);
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  AvgPool2dOptions options;
+};
+EMBER_MODULE(AvgPool2d);
+
+class EMBER_API AdaptiveAvgPool2dImpl : public Module {
+ public:
+  explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options);
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  AdaptiveAvgPool2dOptions options;
+};
+EMBER_MODULE(AdaptiveAvgPool2d);
+
+}  // namespace ember::nn

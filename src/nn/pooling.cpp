@@ -1,0 +1,165 @@
+// max_pool2d, avg_pool2d, adaptive_avg_pool2d and their modules. Each gathers the windows of
+// every plane as [N*C, L, K] (window.h) and reduces over K; gradients come from max/sum and
+// index_select.
+#include "ember/nn/modules/pooling.h"
+
+#include <limits>
+
+#include "ember/nn/ops.h"
+#include "ember/ops.h"
+#include "ember/tensor_data.h"
+#include "nn/describe.h"
+#include "nn/window.h"
+
+namespace ember {
+namespace {
+
+struct Pooled {
+  Tensor windows;  // [N*C, L, K]
+  int64_t out_h, out_w;
+  DimVector out_shape;
+};
+
+void check_pool_input(const Tensor& x, const char* op) {
+  EMBER_CHECK(x.dim() == 3 || x.dim() == 4, ValueError, op,
+              "(): expected a 3-D (unbatched) or 4-D (batched) input, got shape ", x.sizes());
+  EMBER_CHECK(x.is_floating_point(), TypeError, op, "(): expected a floating point input, got ",
+              python_name(x.dtype()));
+}
+
+Pooled pool_windows(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> stride,
+                    ExpandingArray<2> pad, ExpandingArray<2> dilation, bool ceil_mode,
+                    double pad_value, const char* op) {
+  check_pool_input(x, op);
+  for (int i = 0; i < 2; ++i) {
+    EMBER_CHECK(k[i] > 0 && stride[i] > 0 && dilation[i] > 0, ValueError, op,
+                "(): kernel_size, stride and dilation must be positive, got kernel_size=", k,
+                ", stride=", stride, ", dilation=", dilation);
+    EMBER_CHECK(pad[i] >= 0 && pad[i] <= k[i] / 2, ValueError, op,
+                "(): pad should be at most half of effective kernel size, but got pad=", pad,
+                " and kernel_size=", k);
+  }
+  const int64_t H = x.size(-2), W = x.size(-1);
+  const int64_t planes = x.numel() / std::max<int64_t>(H * W, 1);
+  nn::detail::WindowGeometry g{1,      H,      W,           k[0],        k[1], stride[0], stride[1],
+                               pad[0], pad[1], dilation[0], dilation[1], 0,    0};
+  g.out_h = nn::detail::window_output_size(H, k[0], pad[0], 2 * pad[0], stride[0], dilation[0],
+                                           ceil_mode);
+  g.out_w = nn::detail::window_output_size(W, k[1], pad[1], 2 * pad[1], stride[1], dilation[1],
+                                           ceil_mode);
+  EMBER_CHECK(g.out_h > 0 && g.out_w > 0, ValueError, op, "(): Given input size ", x.sizes(),
+              ", the calculated output size is [", g.out_h, ", ", g.out_w, "], which is too small");
+  Pooled p;
+  p.out_h = g.out_h;
+  p.out_w = g.out_w;
+  p.out_shape = DimVector(x.sizes());
+  p.out_shape[x.dim() - 2] = g.out_h;
+  p.out_shape[x.dim() - 1] = g.out_w;
+  Tensor index = nn::detail::window_index(g, x.device());
+  p.windows = nn::detail::gather_windows(x.reshape({planes, H * W}), index, g.out_h * g.out_w,
+                                         k[0] * k[1], pad_value);
+  return p;
+}
+
+}  // namespace
+
+Tensor max_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
+                  std::optional<ExpandingArray<2>> stride, ExpandingArray<2> padding,
+                  ExpandingArray<2> dilation, bool ceil_mode) {
+  Pooled p = pool_windows(input, kernel_size, stride.value_or(kernel_size), padding, dilation,
+                          ceil_mode, -std::numeric_limits<double>::infinity(), "max_pool2d");
+  return std::get<0>(p.windows.max(2)).reshape(p.out_shape);
+}
+
+Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
+                  std::optional<ExpandingArray<2>> stride_opt, ExpandingArray<2> padding,
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const ExpandingArray<2> stride = stride_opt.value_or(kernel_size);
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, ValueError,
+              "avg_pool2d(): divisor must be not zero");
+  Pooled p = pool_windows(input, kernel_size, stride, padding, 1, ceil_mode, 0.0, "avg_pool2d");
+  // The divisor of each output position, as PyTorch's kernel computes it.
+  const int64_t H = input.size(-2), W = input.size(-1);
+  std::vector<double> div;
+  div.reserve(p.out_h * p.out_w);
+  for (int64_t oh = 0; oh < p.out_h; ++oh) {
+    for (int64_t ow = 0; ow < p.out_w; ++ow) {
+      int64_t h0 = oh * stride[0] - padding[0], w0 = ow * stride[1] - padding[1];
+      int64_t h1 = std::min(h0 + kernel_size[0], H + padding[0]);
+      int64_t w1 = std::min(w0 + kernel_size[1], W + padding[1]);
+      const int64_t pool_size = (h1 - h0) * (w1 - w0);
+      h0 = std::max<int64_t>(h0, 0);
+      w0 = std::max<int64_t>(w0, 0);
+      h1 = std::min(h1, H);
+      w1 = std::min(w1, W);
+      div.push_back(divisor_override    ? static_cast<double>(*divisor_override)
+                    : count_include_pad ? static_cast<double>(pool_size)
+                                        : static_cast<double>((h1 - h0) * (w1 - w0)));
+    }
+  }
+  Tensor divisor = tensor(div, TensorOptions(input.dtype()).device(input.device()));
+  return (p.windows.sum({2}) / divisor).reshape(p.out_shape);
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
+  check_pool_input(input, "adaptive_avg_pool2d");
+  EMBER_CHECK(output_size[0] > 0 && output_size[1] > 0, ValueError,
+              "adaptive_avg_pool2d(): output_size must be positive, got ", output_size);
+  const int64_t H = input.size(-2), W = input.size(-1);
+  EMBER_CHECK(H > 0 && W > 0, ValueError,
+              "adaptive_avg_pool2d(): expected non-empty spatial dims, got input shape ",
+              input.sizes());
+  const int64_t planes = input.numel() / (H * W), L = output_size[0] * output_size[1];
+  std::vector<double> sizes;
+  Tensor index = nn::detail::adaptive_window_index(H, W, output_size[0], output_size[1],
+                                                   input.device(), &sizes);
+  const int64_t K = index.numel() / L;
+  Tensor windows = nn::detail::gather_windows(input.reshape({planes, H * W}), index, L, K, 0.0);
+  Tensor divisor = tensor(sizes, TensorOptions(input.dtype()).device(input.device()));
+  DimVector shape(input.sizes());
+  shape[input.dim() - 2] = output_size[0];
+  shape[input.dim() - 1] = output_size[1];
+  return (windows.sum({2}) / divisor).reshape(shape);
+}
+
+namespace nn {
+
+MaxPool2dImpl::MaxPool2dImpl(const MaxPool2dOptions& options_) : options(options_) {}
+Tensor MaxPool2dImpl::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, ValueError, detail::describe(*this),
+              ": expected a 3-D or 4-D input, got shape ", input.sizes());
+  return ember::max_pool2d(input, options.kernel_size(), options.stride(), options.padding(),
+                           options.dilation(), options.ceil_mode());
+}
+void MaxPool2dImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "MaxPool2d(kernel_size=" << options.kernel_size()
+         << ", stride=" << options.stride() << ", padding=" << options.padding()
+         << ", dilation=" << options.dilation() << ", ceil_mode=" << options.ceil_mode() << ")";
+}
+
+AvgPool2dImpl::AvgPool2dImpl(const AvgPool2dOptions& options_) : options(options_) {}
+Tensor AvgPool2dImpl::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, ValueError, detail::describe(*this),
+              ": expected a 3-D or 4-D input, got shape ", input.sizes());
+  return ember::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding(),
+                           options.ceil_mode(), options.count_include_pad(),
+                           options.divisor_override());
+}
+void AvgPool2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "AvgPool2d(kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
+         << ", padding=" << options.padding() << ")";
+}
+
+AdaptiveAvgPool2dImpl::AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options_)
+    : options(options_) {}
+Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, ValueError, detail::describe(*this),
+              ": expected a 3-D or 4-D input, got shape ", input.sizes());
+  return ember::adaptive_avg_pool2d(input, options.output_size());
+}
+void AdaptiveAvgPool2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "AdaptiveAvgPool2d(output_size=" << options.output_size() << ")";
+}
+
+}  // namespace nn
+}  // namespace ember

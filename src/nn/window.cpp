@@ -1,0 +1,128 @@
+// Index tables for sliding windows, cached per geometry and device because building one costs as
+// much as the gather itself and training loops reuse the same few shapes.
+#include "nn/window.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "ember/ops.h"
+
+namespace ember::nn::detail {
+namespace {
+
+using Key = std::vector<int64_t>;
+
+struct IndexCache {
+  std::mutex mutex;
+  std::map<Key, Tensor> tables;
+};
+
+IndexCache& cache() {
+  static IndexCache* c = new IndexCache();  // never destroyed: tensors may outlive backends
+  return *c;
+}
+
+template <typename Build>
+Tensor cached(Key key, Device device, Build build) {
+  key.push_back(static_cast<int64_t>(device.type()));
+  key.push_back(device.index());
+  IndexCache& c = cache();
+  {
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto it = c.tables.find(key);
+    if (it != c.tables.end()) return it->second;
+  }
+  Tensor t = build();
+  if (!device.is_cpu()) t = t.to(device);
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (c.tables.size() >= 64) c.tables.clear();  // bounded: shapes rarely vary this much
+  c.tables.emplace(std::move(key), t);
+  return t;
+}
+
+}  // namespace
+
+int64_t window_output_size(int64_t in, int64_t kernel, int64_t pad_before, int64_t pad_total,
+                           int64_t stride, int64_t dilation, bool ceil_mode) {
+  const int64_t span = in + pad_total - dilation * (kernel - 1) - 1;
+  if (span < 0) return 0;
+  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  // The last window must start inside the input or the leading padding.
+  if (ceil_mode && (out - 1) * stride >= in + pad_before) --out;
+  return out;
+}
+
+Tensor window_index(const WindowGeometry& g, Device device) {
+  Key key{0,    g.channels, g.height, g.width, g.kh, g.kw,    g.sh,
+          g.sw, g.ph,       g.pw,     g.dh,    g.dw, g.out_h, g.out_w};
+  return cached(std::move(key), device, [&] {
+    const int64_t L = g.out_h * g.out_w, K = g.channels * g.kh * g.kw;
+    const int64_t plane = g.height * g.width, pad_slot = g.channels * plane;
+    Tensor t = empty({L * K}, kLong);
+    int64_t* p = t.data_ptr<int64_t>();
+    for (int64_t oh = 0; oh < g.out_h; ++oh) {
+      for (int64_t ow = 0; ow < g.out_w; ++ow) {
+        for (int64_t c = 0; c < g.channels; ++c) {
+          for (int64_t i = 0; i < g.kh; ++i) {
+            const int64_t h = oh * g.sh - g.ph + i * g.dh;
+            for (int64_t j = 0; j < g.kw; ++j) {
+              const int64_t w = ow * g.sw - g.pw + j * g.dw;
+              const bool inside = h >= 0 && h < g.height && w >= 0 && w < g.width;
+              *p++ = inside ? c * plane + h * g.width + w : pad_slot;
+            }
+          }
+        }
+      }
+    }
+    return t;
+  });
+}
+
+Tensor adaptive_window_index(int64_t height, int64_t width, int64_t out_h, int64_t out_w,
+                             Device device, std::vector<double>* window_sizes) {
+  auto start = [](int64_t o, int64_t in, int64_t out) { return (o * in) / out; };
+  auto end = [](int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; };
+  int64_t kh = 0, kw = 0;
+  for (int64_t o = 0; o < out_h; ++o)
+    kh = std::max(kh, end(o, height, out_h) - start(o, height, out_h));
+  for (int64_t o = 0; o < out_w; ++o)
+    kw = std::max(kw, end(o, width, out_w) - start(o, width, out_w));
+  window_sizes->clear();
+  for (int64_t oh = 0; oh < out_h; ++oh) {
+    for (int64_t ow = 0; ow < out_w; ++ow) {
+      window_sizes->push_back(
+          static_cast<double>((end(oh, height, out_h) - start(oh, height, out_h)) *
+                              (end(ow, width, out_w) - start(ow, width, out_w))));
+    }
+  }
+  return cached(Key{1, height, width, out_h, out_w}, device, [&] {
+    const int64_t pad_slot = height * width;
+    Tensor t = empty({out_h * out_w * kh * kw}, kLong);
+    int64_t* p = t.data_ptr<int64_t>();
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      const int64_t h0 = start(oh, height, out_h), h1 = end(oh, height, out_h);
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        const int64_t w0 = start(ow, width, out_w), w1 = end(ow, width, out_w);
+        for (int64_t i = 0; i < kh; ++i) {
+          for (int64_t j = 0; j < kw; ++j) {
+            const int64_t h = h0 + i, w = w0 + j;
+            *p++ = (h < h1 && w < w1) ? h * width + w : pad_slot;
+          }
+        }
+      }
+    }
+    return t;
+  });
+}
+
+Tensor gather_windows(const Tensor& flat, const Tensor& index, int64_t L, int64_t K,
+                      double pad_value) {
+  const int64_t B = flat.size(0);
+  Tensor pad = full({B, 1}, pad_value, flat.options());
+  Tensor padded = cat({flat, pad}, 1);
+  return index_select(padded, 1, index).view({B, L, K});
+}
+
+}  // namespace ember::nn::detail
