@@ -8,6 +8,8 @@ namespace ember::nn {
 
 class EMBER_API MaxPool2dImpl : public Module {
  public:
+  explicit MaxPool2dImpl(ExpandingArray<2> kernel_size)
+      : MaxPool2dImpl(MaxPool2dOptions(kernel_size)) {}
   explicit MaxPool2dImpl(const MaxPool2dOptions& options);
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
@@ -17,6 +19,8 @@ EMBER_MODULE(MaxPool2d);
 
 class EMBER_API AvgPool2dImpl : public Module {
  public:
+  explicit AvgPool2dImpl(ExpandingArray<2> kernel_size)
+      : AvgPool2dImpl(AvgPool2dOptions(kernel_size)) {}
   explicit AvgPool2dImpl(const AvgPool2dOptions& options);
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
@@ -26,6 +30,8 @@ EMBER_MODULE(AvgPool2d);
 
 class EMBER_API AdaptiveAvgPool2dImpl : public Module {
  public:
+  explicit AdaptiveAvgPool2dImpl(ExpandingArray<2> output_size)
+      : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(output_size)) {}
   explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options);
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;

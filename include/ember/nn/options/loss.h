@@ -13,7 +13,8 @@ namespace ember::nn {
   Options() = default;                          \
   Options(enumtype::kNone r) : reduction_(r) {} \
   Options(enumtype::kMean r) : reduction_(r) {} \
-  Options(enumtype::kSum r) : reduction_(r) {}
+  Options(enumtype::kSum r) : reduction_(r) {}  \
+  Options(reduction_t r) : reduction_(std::move(r)) {}
 
 struct CrossEntropyLossOptions {
   EMBER_REDUCTION_CTORS(CrossEntropyLossOptions)
