@@ -1,0 +1,290 @@
+// mm, bmm, addmm, matmul and outer against PyTorch: every rank case of matmul, transposed and
+// sliced operands (BLAS transpose flags and copies), several dtypes, gradients and errors.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <string>
+
+#include "core/backend.h"
+#include "ember/autograd.h"
+#include "ember/ops.h"
+#include "ember/tensor_data.h"
+#include "support/test_util.h"
+#include "support/torch_oracle.h"
+
+using namespace ember;
+using ember::testing::expect_close;
+using ember::testing::TorchOracle;
+namespace et = ember::testing;
+
+namespace {
+
+std::map<std::string, Tensor> torch_run(const std::string& py,
+                                        const std::map<std::string, Tensor>& in,
+                                        const std::vector<std::string>& out = {"y"}) {
+  return TorchOracle::instance().run(py, in, out);
+}
+
+template <typename E>
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "<no exception>";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+Tensor input(std::vector<int64_t> shape, ScalarType dtype, uint64_t seed) {
+  et::InputSpec spec;
+  spec.shape = shape;
+  spec.dtype = dtype;
+  spec.domain = is_floating_point(dtype) ? et::Domain::Normal : et::Domain::SmallInt;
+  return et::make_input(spec, seed);
+}
+
+// A matrix with the given values stored column-major (a transposed view).
+Tensor col_major(const Tensor& m) {
+  return m.t().contiguous().t();
+}
+// The same values as a strided slice (every other column of a wider matrix): not BLAS-readable.
+Tensor strided(const Tensor& m) {
+  Tensor wide = zeros({m.size(0), m.size(1) * 2}, m.dtype());
+  Tensor s = wide.slice(1, 0, m.size(1) * 2, 2);
+  s.copy_(m);
+  return s;
+}
+
+double tol_for(ScalarType t) {
+  return t == kBFloat16 ? 2e-2 : t == kHalf ? 5e-3 : t == kFloat ? 1e-5 : 1e-12;
+}
+
+}  // namespace
+
+TEST(Mm, LayoutsAndDtypes) {
+  for (ScalarType dt : {kFloat, kDouble, kLong, kInt, kBFloat16}) {
+    Tensor a = input({7, 5}, dt, 1), b = input({5, 6}, dt, 2);
+    auto r = torch_run("y = a @ b", {{"a", a}, {"b", b}});
+    const double tol = tol_for(dt);
+    std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> forms = {
+        {"contiguous", [](const Tensor& m) { return m; }},
+        {"col_major", col_major},
+        {"strided", strided}};
+    for (auto& [na, fa] : forms) {
+      for (auto& [nb, fb] : forms) {
+        const std::string ctx = std::string(to_string(dt)) + " " + na + " x " + nb;
+        expect_close(mm(fa(a), fb(b)), r.at("y"), tol, tol, ctx);
+      }
+    }
+  }
+}
+
+TEST(Mm, HalfAccumulatesInFloat) {
+  // PyTorch 1.13 has no CPU half matmul: compare with float32 rounded once.
+  Tensor a = input({9, 33}, kHalf, 3), b = input({33, 4}, kHalf, 4);
+  expect_close(mm(a, b), mm(a.to(kFloat), b.to(kFloat)).to(kHalf), 1e-3, 1e-3);
+}
+
+TEST(Mm, LargeAndEmpty) {
+  Tensor a = input({300, 200}, kFloat, 5), b = input({200, 250}, kFloat, 6);
+  auto r = torch_run("y = a @ b; z = a.t() @ a", {{"a", a}, {"b", b}}, {"y", "z"});
+  expect_close(mm(a, b), r.at("y"), 1e-4, 1e-4);
+  expect_close(mm(a.t(), a), r.at("z"), 1e-4, 1e-4);
+  // K == 0 gives zeros; M or N == 0 gives an empty result.
+  expect_close(mm(zeros({3, 0}), zeros({0, 4})), zeros({3, 4}), 0, 0);
+  EXPECT_EQ(mm(zeros({0, 3}), zeros({3, 4})).sizes(), IntArrayRef({0, 4}));
+}
+
+TEST(Mm, OutputLayoutsInTheBackend) {
+  // The backend writes into column-major and strided outputs, and honours alpha and beta.
+  Tensor a = input({4, 3}, kDouble, 7), b = input({3, 5}, kDouble, 8),
+         c = input({4, 5}, kDouble, 9);
+  auto r = torch_run("y = 0.5 * c + 2.0 * (a @ b)", {{"a", a}, {"b", b}, {"c", c}});
+  for (auto make : {col_major, strided}) {
+    Tensor out = make(c);
+    Tensor a3 = a.unsqueeze(0), b3 = b.unsqueeze(0), o3 = out.unsqueeze(0);
+    cpu_backend().gemm(o3, a3, b3, 2.0, 0.5);
+    expect_close(out, r.at("y"), 1e-12, 1e-12);
+  }
+}
+
+TEST(Bmm, BatchesAndTransposedBatches) {
+  for (ScalarType dt : {kFloat, kDouble, kLong}) {
+    Tensor a = input({4, 3, 5}, dt, 10), b = input({4, 5, 2}, dt, 11);
+    auto r = torch_run("y = torch.bmm(a, b)", {{"a", a}, {"b", b}});
+    const double tol = tol_for(dt);
+    expect_close(bmm(a, b), r.at("y"), tol, tol, to_string(dt));
+    expect_close(a.bmm(et::non_contiguous(b)), r.at("y"), tol, tol, to_string(dt));
+    Tensor ap = a.permute({1, 0, 2}).contiguous().permute({1, 0, 2});  // batch not outermost
+    expect_close(bmm(ap, b), r.at("y"), tol, tol, to_string(dt));
+  }
+  // Many small products run batch-parallel.
+  Tensor a = input({64, 8, 8}, kFloat, 12), b = input({64, 8, 8}, kFloat, 13);
+  auto r = torch_run("y = torch.bmm(a, b)", {{"a", a}, {"b", b}});
+  expect_close(bmm(a, b), r.at("y"), 1e-5, 1e-5);
+}
+
+TEST(Matmul, EveryRankCase) {
+  struct Case {
+    std::vector<int64_t> a, b;
+  };
+  const std::vector<Case> cases = {
+      {{4}, {4}},
+      {{3, 4}, {4}},
+      {{4}, {4, 5}},
+      {{3, 4}, {4, 5}},
+      {{2, 3, 4}, {4}},
+      {{2, 3, 4}, {4, 5}},
+      {{4}, {2, 4, 5}},
+      {{3, 4}, {2, 4, 5}},
+      {{2, 3, 4}, {2, 4, 5}},
+      {{2, 1, 3, 4}, {5, 4, 2}},
+      {{1, 3, 4}, {6, 4, 2}},
+      {{5, 2, 3, 4}, {4}},
+  };
+  for (ScalarType dt : {kFloat, kDouble, kLong}) {
+    for (const Case& c : cases) {
+      Tensor a = input(c.a, dt, 20), b = input(c.b, dt, 21);
+      auto r = torch_run("y = torch.matmul(a, b)", {{"a", a}, {"b", b}});
+      std::ostringstream os;
+      os << to_string(dt) << " " << a.sizes() << " @ " << b.sizes();
+      const std::string ctx = os.str();
+      const double tol = tol_for(dt);
+      expect_close(matmul(a, b), r.at("y"), tol, tol, ctx);
+      expect_close(et::non_contiguous(a).matmul(et::non_contiguous(b)), r.at("y"), tol, tol,
+                   ctx + " non-contiguous");
+    }
+  }
+}
+
+TEST(Addmm, BetaAlphaAndBroadcastSelf) {
+  Tensor a = input({3, 4}, kDouble, 30), b = input({4, 5}, kDouble, 31);
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{3, 5}, {5}, {1, 5}, {3, 1}, {}}) {
+    Tensor self = input(shape, kDouble, 32);
+    auto r = torch_run(
+        "y0 = torch.addmm(s, a, b); y1 = torch.addmm(s, a, b, beta=0.5, alpha=-2.0);"
+        "y2 = torch.addmm(s, a.t().contiguous().t(), b, beta=0)",
+        {{"s", self}, {"a", a}, {"b", b}}, {"y0", "y1", "y2"});
+    expect_close(addmm(self, a, b), r.at("y0"), 1e-12, 1e-12);
+    expect_close(addmm(self, a, b, 0.5, -2.0), r.at("y1"), 1e-12, 1e-12);
+    expect_close(addmm(self, col_major(a), b, 0), r.at("y2"), 1e-12, 1e-12);
+  }
+  // beta = 0 ignores NaN in self, as BLAS and PyTorch do.
+  Tensor nan_self = full({3, 5}, std::numeric_limits<double>::quiet_NaN(), kDouble);
+  expect_close(addmm(nan_self, a, b, 0), mm(a, b), 0, 0);
+}
+
+TEST(Outer, Values) {
+  Tensor a = input({4}, kFloat, 40), b = input({3}, kFloat, 41);
+  auto r = torch_run("y = torch.outer(a, b)", {{"a", a}, {"b", b}});
+  expect_close(outer(a, b), r.at("y"), 1e-6, 1e-7);
+}
+
+TEST(LinalgErrors, ShapesDtypesDevicesRanks) {
+  std::string msg = error_of<ValueError>([] { mm(ones({2, 3}), ones({4, 5})); });
+  EXPECT_EQ(msg, "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+  msg = error_of<ValueError>([] { matmul(ones({2, 3}), ones({4, 5})); });
+  EXPECT_EQ(msg, "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)");
+  msg = error_of<TypeError>([] { mm(ones({2, 3}), ones({3, 5}, kDouble)); });
+  EXPECT_TRUE(contains(msg, "Float") && contains(msg, "Double")) << msg;
+  msg = error_of<TypeError>([] { matmul(ones({3}), ones({3}, kLong)); });
+  EXPECT_TRUE(contains(msg, "Float") && contains(msg, "Long")) << msg;
+  msg = error_of<ValueError>([] { matmul(ones({3}), ones({4})); });
+  EXPECT_TRUE(contains(msg, "inconsistent tensor size") && contains(msg, "3") && contains(msg, "4"))
+      << msg;
+  msg = error_of<ValueError>([] { bmm(ones({2, 3, 4}), ones({2, 5, 4})); });
+  EXPECT_TRUE(contains(msg, "[2, 4]") && contains(msg, "[2, 5]")) << msg;
+  msg = error_of<ValueError>([] { matmul(ones({2, 3, 4}), ones({3, 4, 5})); });
+  EXPECT_TRUE(contains(msg, "size of tensor a (2)") || contains(msg, "[2, 3, 4]")) << msg;
+  msg = error_of<ValueError>([] { matmul(ones({2, 3, 4}), ones({2, 5, 6})); });
+  EXPECT_TRUE(contains(msg, "4 != 5")) << msg;
+  msg = error_of<ValueError>([] { matmul(scalar_tensor(1.0), ones({2})); });
+  EXPECT_TRUE(contains(msg, "at least 1D") && contains(msg, "0D")) << msg;
+  msg = error_of<ValueError>([] { mm(ones({2}), ones({2, 2})); });
+  EXPECT_TRUE(contains(msg, "matrix")) << msg;
+  msg = error_of<ValueError>([] { addmm(ones({2, 2}), ones({3, 4}), ones({4, 5})); });
+  EXPECT_TRUE(contains(msg, "[2, 2]")) << msg;
+  msg = error_of<TypeError>([] { mm(ones({2, 2}, kBool), ones({2, 2}, kBool)); });
+  EXPECT_TRUE(contains(msg, "Bool")) << msg;
+  EXPECT_EQ(mm(ones({1, 1}), ones({1, 1})).item<float>(), 1.0f);  // still working
+}
+
+// ---- gradients ----
+
+TEST(LinalgGrad, MatchesPyTorch) {
+  struct Case {
+    std::string name;
+    std::vector<std::vector<int64_t>> shapes;
+    std::function<Tensor(const std::vector<Tensor>&)> f;
+    std::string py;
+  };
+  const std::vector<Case> cases = {
+      {"mm", {{3, 4}, {4, 5}}, [](auto& v) { return mm(v[0], v[1]); }, "torch.mm(a, b)"},
+      {"bmm", {{2, 3, 4}, {2, 4, 5}}, [](auto& v) { return bmm(v[0], v[1]); }, "torch.bmm(a, b)"},
+      {"matmul_dot", {{4}, {4}}, [](auto& v) { return matmul(v[0], v[1]); }, "a @ b"},
+      {"matmul_mv", {{3, 4}, {4}}, [](auto& v) { return matmul(v[0], v[1]); }, "a @ b"},
+      {"matmul_vm", {{4}, {4, 5}}, [](auto& v) { return matmul(v[0], v[1]); }, "a @ b"},
+      {"matmul_fold", {{2, 3, 4}, {4, 5}}, [](auto& v) { return matmul(v[0], v[1]); }, "a @ b"},
+      {"matmul_bcast",
+       {{2, 1, 3, 4}, {5, 4, 2}},
+       [](auto& v) { return matmul(v[0], v[1]); },
+       "a @ b"},
+      {"addmm",
+       {{5}, {3, 4}, {4, 5}},
+       [](auto& v) { return addmm(v[0], v[1], v[2], 0.5, 2.0); },
+       "torch.addmm(c, a, b, beta=0.5, alpha=2.0)"},
+      {"outer", {{4}, {3}}, [](auto& v) { return outer(v[0], v[1]); }, "torch.outer(a, b)"},
+  };
+  for (const Case& c : cases) {
+    for (bool noncontig : {false, true}) {
+      std::vector<Tensor> in;
+      std::map<std::string, Tensor> py_in;
+      const char* names[] = {"a", "b", "c"};
+      for (size_t i = 0; i < c.shapes.size(); ++i) {
+        Tensor t = input(c.shapes[i], kDouble, et::seed_for(c.name) + i);
+        if (noncontig) t = et::non_contiguous(t);
+        in.push_back(t.detach().requires_grad_());
+      }
+      // addmm's inputs are (self, mat1, mat2): name them c, a, b in Python.
+      const bool addmm_case = c.name == "addmm";
+      for (size_t i = 0; i < in.size(); ++i) {
+        const char* n = addmm_case ? (i == 0 ? "c" : i == 1 ? "a" : "b") : names[i];
+        py_in[n] = in[i].detach().requires_grad_();
+      }
+      Tensor y = c.f(in);
+      Tensor gy = input(y.sizes().vec(), kDouble, 77);
+      py_in["gy"] = gy;
+      y.backward(gy);
+      std::string py = "y = " + c.py + "; y.backward(gy)";
+      std::vector<std::string> outs = {"y"};
+      for (auto& [n, t] : py_in) {
+        if (n == "gy") continue;
+        py += "; g" + n + " = " + n + ".grad";
+        outs.push_back("g" + n);
+      }
+      auto r = torch_run(py, py_in, outs);
+      const std::string ctx = c.name + (noncontig ? " non-contiguous" : "");
+      expect_close(y.detach(), r.at("y"), 1e-12, 1e-12, ctx);
+      for (size_t i = 0; i < in.size(); ++i) {
+        const std::string n = addmm_case ? (i == 0 ? "c" : i == 1 ? "a" : "b") : names[i];
+        ASSERT_TRUE(in[i].grad().defined()) << ctx << " input " << n;
+        expect_close(in[i].grad(), r.at("g" + n), 1e-12, 1e-12, ctx + " grad " + n);
+      }
+    }
+  }
+}
+
+TEST(LinalgGrad, OnlyRequestedInputsGetGradients) {
+  Tensor a = input({3, 4}, kFloat, 50).requires_grad_();
+  Tensor b = input({4, 2}, kFloat, 51);
+  mm(a, b).sum().backward();
+  EXPECT_TRUE(a.grad().defined());
+  EXPECT_FALSE(b.grad().defined());
+  expect_close(a.grad(), ones({3, 2}).mm(b.t()), 1e-6, 1e-6);
+}
