@@ -145,12 +145,16 @@ TEST(Print, AutogradSuffixes) {
   expect_same_as_torch(x, "leaf requires_grad");
   EXPECT_EQ(x.t().toString(), torch_str(x, "x.t()"));
   EXPECT_EQ(x.view({3, 2}).toString(), torch_str(x, "x.view(3, 2)"));
-  EXPECT_EQ((x * 2).toString(), torch_str(x, "x * 2"));
+  EXPECT_EQ(x.expand({2, 2, 3}).toString(), torch_str(x, "x.expand(2, 2, 3)"));
+  EXPECT_EQ(cat({x, x}).toString(), torch_str(x, "torch.cat([x, x])"));
   Tensor d = randn({2, 7}, kDouble);
   d.requires_grad_(true);
   // The suffixes do not fit on the last line and wrap as in PyTorch.
   EXPECT_EQ(d.transpose(0, 1).toString(), torch_str(d, "x.transpose(0, 1)"));
   EXPECT_EQ(d.toString(), torch_str(d));
+  EXPECT_NE(d.toString().find("]],\n       dtype=torch.float64, requires_grad=True)"),
+            std::string::npos)
+      << d.toString();
   Tensor e = zeros({0, 2});
   e.requires_grad_(true);
   expect_same_as_torch(e, "empty requires_grad");
