@@ -1,0 +1,152 @@
+// Adam: torch.optim.Adam's single-tensor update from in-place primitives, so it runs on any
+// device; the AdamW variant shares adam_update().
+#include "ember/optim/adam.h"
+
+#include <cmath>
+
+#include "ember/autograd.h"
+#include "ember/ops.h"
+#include "optim/adam_update.h"
+
+namespace ember::optim {
+
+namespace detail {
+
+void validate_adam_options(double lr, double beta1, double beta2, double eps, double weight_decay) {
+  EMBER_CHECK(lr >= 0, ValueError, "Invalid learning rate: ", lr);
+  EMBER_CHECK(eps >= 0, ValueError, "Invalid epsilon value: ", eps);
+  EMBER_CHECK(beta1 >= 0 && beta1 < 1, ValueError, "Invalid beta parameter at index 0: ", beta1,
+              " (betas must lie in [0, 1))");
+  EMBER_CHECK(beta2 >= 0 && beta2 < 1, ValueError, "Invalid beta parameter at index 1: ", beta2,
+              " (betas must lie in [0, 1))");
+  EMBER_CHECK(weight_decay >= 0, ValueError, "Invalid weight_decay value: ", weight_decay);
+}
+
+void adam_update(Tensor& param, const Tensor& grad_in, AdamParamState& st, double lr, double beta1,
+                 double beta2, double eps, double weight_decay, bool amsgrad, bool decoupled) {
+  if (!st.exp_avg().defined()) {
+    st.exp_avg(zeros_like(param));
+    st.exp_avg_sq(zeros_like(param));
+  }
+  if (amsgrad && !st.max_exp_avg_sq().defined()) st.max_exp_avg_sq(zeros_like(param));
+  st.step(st.step() + 1);
+
+  Tensor grad = grad_in;
+  if (weight_decay != 0) {
+    if (decoupled) {
+      param.mul_(1 - lr * weight_decay);
+    } else {
+      grad = grad.add(param, weight_decay);
+    }
+  }
+  Tensor& exp_avg = st.exp_avg();
+  Tensor& exp_avg_sq = st.exp_avg_sq();
+  exp_avg.mul_(beta1).add_(grad, 1 - beta1);
+  exp_avg_sq.mul_(beta2).add_(grad.mul(grad), 1 - beta2);
+
+  const double step = static_cast<double>(st.step());
+  const double bias_correction1 = 1 - std::pow(beta1, step);
+  const double bias_correction2 = 1 - std::pow(beta2, step);
+  const double step_size = lr / bias_correction1;
+  const double bias_correction2_sqrt = std::sqrt(bias_correction2);
+
+  const Tensor* second = &exp_avg_sq;
+  if (amsgrad) {
+    Tensor& max_sq = st.max_exp_avg_sq();
+    max_sq.copy_(maximum(max_sq, exp_avg_sq));
+    second = &max_sq;
+  }
+  Tensor denom = second->sqrt();
+  denom.div_(bias_correction2_sqrt).add_(eps);
+  param.add_(exp_avg.div(denom), -step_size);
+}
+
+}  // namespace detail
+
+AdamOptions::AdamOptions(double lr) : lr_(lr) {}
+
+std::unique_ptr<OptimizerOptions> AdamOptions::clone() const {
+  return std::make_unique<AdamOptions>(*this);
+}
+
+void AdamOptions::validate() const {
+  detail::validate_adam_options(lr(), std::get<0>(betas()), std::get<1>(betas()), eps(),
+                                weight_decay());
+}
+
+OptionValues AdamOptions::values() const {
+  return {{"lr", lr()},   {"beta1", std::get<0>(betas())},  {"beta2", std::get<1>(betas())},
+          {"eps", eps()}, {"weight_decay", weight_decay()}, {"amsgrad", amsgrad() ? 1.0 : 0.0}};
+}
+
+void AdamOptions::set_values(const std::map<std::string, double>& v) {
+  lr(detail::option_value(v, "lr", type_name()));
+  betas({detail::option_value(v, "beta1", type_name()),
+         detail::option_value(v, "beta2", type_name())});
+  eps(detail::option_value(v, "eps", type_name()));
+  weight_decay(detail::option_value(v, "weight_decay", type_name()));
+  amsgrad(detail::option_value(v, "amsgrad", type_name()) != 0);
+}
+
+std::unique_ptr<OptimizerParamState> AdamParamState::clone() const {
+  auto s = std::make_unique<AdamParamState>();
+  s->step(step());
+  if (exp_avg().defined()) s->exp_avg(exp_avg().clone());
+  if (exp_avg_sq().defined()) s->exp_avg_sq(exp_avg_sq().clone());
+  if (max_exp_avg_sq().defined()) s->max_exp_avg_sq(max_exp_avg_sq().clone());
+  return s;
+}
+
+std::vector<std::pair<std::string, Tensor>> AdamParamState::tensors() const {
+  std::vector<std::pair<std::string, Tensor>> out;
+  out.emplace_back("step", scalar_tensor(step(), TensorOptions().dtype(kInt64)));
+  if (exp_avg().defined()) out.emplace_back("exp_avg", exp_avg());
+  if (exp_avg_sq().defined()) out.emplace_back("exp_avg_sq", exp_avg_sq());
+  if (max_exp_avg_sq().defined()) out.emplace_back("max_exp_avg_sq", max_exp_avg_sq());
+  return out;
+}
+
+void AdamParamState::load(const std::map<std::string, Tensor>& tensors, const Tensor& param,
+                          const std::string& prefix) {
+  detail::check_known_state(tensors, {"step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"}, prefix);
+  step(detail::state_step(tensors, "step", prefix));
+  exp_avg(detail::state_like_param(tensors, "exp_avg", param, prefix));
+  exp_avg_sq(detail::state_like_param(tensors, "exp_avg_sq", param, prefix));
+  max_exp_avg_sq(detail::state_like_param(tensors, "max_exp_avg_sq", param, prefix,
+                                          /*required=*/false));
+}
+
+Adam::Adam(std::vector<Tensor> params, AdamOptions defaults)
+    : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+           std::move(defaults)) {}
+
+Adam::Adam(std::vector<OptimizerParamGroup> param_groups, AdamOptions defaults)
+    : Optimizer(std::move(param_groups), std::make_unique<AdamOptions>(defaults)) {}
+
+std::unique_ptr<OptimizerParamState> Adam::make_param_state() const {
+  return std::make_unique<AdamParamState>();
+}
+
+Tensor Adam::step(LossClosure closure) {
+  Tensor loss;
+  if (closure) {
+    EnableGradGuard enable_grad;
+    loss = closure();
+  }
+  NoGradGuard no_grad;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const AdamOptions&>(group.options());
+    for (auto& p : group.params()) {
+      const Tensor& grad = p.grad();
+      if (!grad.defined()) continue;
+      auto& slot = state_[p.unsafeGetTensorImpl()];
+      if (!slot) slot = std::make_unique<AdamParamState>();
+      detail::adam_update(p, grad, static_cast<AdamParamState&>(*slot), o.lr(),
+                          std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
+                          o.amsgrad(), /*decoupled=*/false);
+    }
+  }
+  return loss;
+}
+
+}  // namespace ember::optim

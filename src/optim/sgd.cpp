@@ -1,0 +1,102 @@
+// SGD: torch.optim.SGD's update, in place under no_grad so it runs on any device.
+#include "ember/optim/sgd.h"
+
+#include "ember/autograd.h"
+#include "ember/ops.h"
+
+namespace ember::optim {
+
+SGDOptions::SGDOptions(double lr) : lr_(lr) {}
+
+std::unique_ptr<OptimizerOptions> SGDOptions::clone() const {
+  return std::make_unique<SGDOptions>(*this);
+}
+
+void SGDOptions::validate() const {
+  EMBER_CHECK(lr() >= 0, ValueError, "Invalid learning rate: ", lr());
+  EMBER_CHECK(momentum() >= 0, ValueError, "Invalid momentum value: ", momentum());
+  EMBER_CHECK(weight_decay() >= 0, ValueError, "Invalid weight_decay value: ", weight_decay());
+  EMBER_CHECK(!nesterov() || (momentum() > 0 && dampening() == 0), ValueError,
+              "Nesterov momentum requires a momentum and zero dampening (got momentum ", momentum(),
+              ", dampening ", dampening(), ")");
+}
+
+OptionValues SGDOptions::values() const {
+  return {{"lr", lr()},
+          {"momentum", momentum()},
+          {"dampening", dampening()},
+          {"weight_decay", weight_decay()},
+          {"nesterov", nesterov() ? 1.0 : 0.0}};
+}
+
+void SGDOptions::set_values(const std::map<std::string, double>& v) {
+  lr(detail::option_value(v, "lr", type_name()));
+  momentum(detail::option_value(v, "momentum", type_name()));
+  dampening(detail::option_value(v, "dampening", type_name()));
+  weight_decay(detail::option_value(v, "weight_decay", type_name()));
+  nesterov(detail::option_value(v, "nesterov", type_name()) != 0);
+}
+
+std::unique_ptr<OptimizerParamState> SGDParamState::clone() const {
+  auto s = std::make_unique<SGDParamState>();
+  if (momentum_buffer().defined()) s->momentum_buffer(momentum_buffer().clone());
+  return s;
+}
+
+std::vector<std::pair<std::string, Tensor>> SGDParamState::tensors() const {
+  if (!momentum_buffer().defined()) return {};
+  return {{"momentum_buffer", momentum_buffer()}};
+}
+
+void SGDParamState::load(const std::map<std::string, Tensor>& tensors, const Tensor& param,
+                         const std::string& prefix) {
+  detail::check_known_state(tensors, {"momentum_buffer"}, prefix);
+  momentum_buffer(detail::state_like_param(tensors, "momentum_buffer", param, prefix,
+                                           /*required=*/false));
+}
+
+SGD::SGD(std::vector<Tensor> params, SGDOptions defaults)
+    : SGD(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))},
+          std::move(defaults)) {}
+
+SGD::SGD(std::vector<OptimizerParamGroup> param_groups, SGDOptions defaults)
+    : Optimizer(std::move(param_groups), std::make_unique<SGDOptions>(defaults)) {}
+
+std::unique_ptr<OptimizerParamState> SGD::make_param_state() const {
+  return std::make_unique<SGDParamState>();
+}
+
+Tensor SGD::step(LossClosure closure) {
+  Tensor loss;
+  if (closure) {
+    EnableGradGuard enable_grad;
+    loss = closure();
+  }
+  NoGradGuard no_grad;
+  for (auto& group : param_groups_) {
+    const auto& o = static_cast<const SGDOptions&>(group.options());
+    const double momentum = o.momentum();
+    for (auto& p : group.params()) {
+      const Tensor& grad = p.grad();
+      if (!grad.defined()) continue;
+      Tensor d_p = o.weight_decay() != 0 ? grad.add(p, o.weight_decay()) : grad;
+      if (momentum != 0) {
+        auto& slot = state_[p.unsafeGetTensorImpl()];
+        if (!slot) slot = std::make_unique<SGDParamState>();
+        auto& st = static_cast<SGDParamState&>(*slot);
+        Tensor& buf = st.momentum_buffer();
+        if (!buf.defined()) {
+          // d_p is a temporary already when weight decay made it; the gradient itself is copied.
+          buf = o.weight_decay() != 0 ? d_p : d_p.clone();
+        } else {
+          buf.mul_(momentum).add_(d_p, 1 - o.dampening());
+        }
+        d_p = o.nesterov() ? d_p.add(buf, momentum) : buf;
+      }
+      p.add_(d_p, -o.lr());
+    }
+  }
+  return loss;
+}
+
+}  // namespace ember::optim

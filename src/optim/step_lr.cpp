@@ -1,0 +1,19 @@
+// StepLR: torch.optim.lr_scheduler.StepLR's chainable form.
+#include "ember/optim/step_lr.h"
+
+namespace ember::optim {
+
+StepLR::StepLR(Optimizer& optimizer, unsigned step_size, double gamma)
+    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
+  EMBER_CHECK(step_size >= 1, ValueError, "StepLR: step_size must be at least 1, got ", step_size);
+  initialize();
+}
+
+std::vector<double> StepLR::get_lr() {
+  std::vector<double> lrs = current_lrs();
+  if (last_epoch_ == 0 || last_epoch_ % step_size_ != 0) return lrs;
+  for (double& lr : lrs) lr *= gamma_;
+  return lrs;
+}
+
+}  // namespace ember::optim
