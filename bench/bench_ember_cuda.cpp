@@ -1,0 +1,221 @@
+// Ember's GPU benchmark program, with raw CUDA (cudaMalloc, cudaMemcpy, cuBLAS) as the physical
+// reference column. GPU timings use CUDA events recorded after a synchronize. Row names match
+// bench/gpu_bench.py, which runs the same work in PyTorch and pairs the rows.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <ember/ember.h>
+#include <ember/nn.h>
+#include <ember/optim.h>
+
+#include "harness.h"
+
+namespace bench {
+namespace tt = ::ember;
+}
+
+#include "train_cases.h"
+
+namespace bench {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) {
+    std::fprintf(stderr, "%s: %s\n", what, cublasGetStatusString(s));
+    std::exit(1);
+  }
+}
+
+// Times fn on the GPU: warm-up, then samples of `iters` calls between two events.
+void time_gpu(Runner& r, const std::string& group, const std::string& name, Unit unit, double work,
+              const std::function<void()>& fn, const std::string& column = "",
+              const std::string& ref_label = "") {
+  for (int i = 0; i < 3; ++i) fn();
+  check(cudaDeviceSynchronize(), "synchronize");
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "event");
+  check(cudaEventCreate(&e1), "event");
+  auto once = [&](long iters) {
+    check(cudaEventRecord(e0, 0), "record");
+    for (long i = 0; i < iters; ++i) fn();
+    check(cudaEventRecord(e1, 0), "record");
+    check(cudaEventSynchronize(e1), "event sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+    return ms * 1e-3 / iters;
+  };
+  double per_call = once(1);
+  long iters = std::max(1L, static_cast<long>(r.options().sample_seconds / per_call));
+  std::vector<double> samples;
+  for (int s = 0; s < r.options().samples; ++s) samples.push_back(once(iters));
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  r.record(group, name, unit, work, samples, iters, column, ref_label);
+}
+
+const tt::Device kGpu(tt::kCUDA, 0);
+
+void alloc_rows(Runner& r) {
+  if (!r.wants("alloc")) return;
+  for (int64_t mb : {1, 64}) {
+    int64_t n = mb * (1 << 20) / 4;
+    std::string name = "alloc_free_" + std::to_string(mb) + "MB";
+    // Host-side cost of a cached allocation and its release.
+    r.time("alloc", name, Unit::kMicroseconds, 0,
+           [&] { tt::Tensor t = tt::empty({n}, tt::TensorOptions().device(kGpu)); });
+    r.time(
+        "alloc", name, Unit::kMicroseconds, 0,
+        [&] {
+          void* p = nullptr;
+          check(cudaMalloc(&p, n * 4), "cudaMalloc");
+          check(cudaFree(p), "cudaFree");
+        },
+        "ref", "cudaMalloc + cudaFree");
+  }
+}
+
+void copy_rows(Runner& r) {
+  if (!r.wants("copy")) return;
+  const int64_t n = 64 << 18;  // 64 MiB of float32
+  const double bytes = 4.0 * n;
+  tt::Tensor dev = tt::empty({n}, tt::TensorOptions().device(kGpu));
+  tt::Tensor pageable = tt::ones({n});
+  tt::Tensor pinned = tt::ones({n}).pin_memory();
+  struct Case {
+    const char* name;
+    tt::Tensor* host;
+  } cases[] = {{"pageable", &pageable}, {"pinned", &pinned}};
+  for (const Case& c : cases) {
+    tt::Tensor& host = *c.host;
+    r.time("copy", std::string("h2d_") + c.name + "_64MB", Unit::kGBps, bytes,
+           [&] { dev.copy_(host); });
+    r.time("copy", std::string("d2h_") + c.name + "_64MB", Unit::kGBps, bytes,
+           [&] { host.copy_(dev); });
+    void* h = host.data_ptr();
+    void* d = dev.data_ptr();
+    r.time(
+        "copy", std::string("h2d_") + c.name + "_64MB", Unit::kGBps, bytes,
+        [&] { check(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "memcpy"); }, "ref",
+        "cudaMemcpy");
+    r.time(
+        "copy", std::string("d2h_") + c.name + "_64MB", Unit::kGBps, bytes,
+        [&] { check(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost), "memcpy"); }, "ref",
+        "cudaMemcpy");
+  }
+}
+
+// Per-op cost of a tiny kernel as the host queues it (the GPU is never the bottleneck here).
+void launch_rows(Runner& r) {
+  if (!r.wants("launch")) return;
+  tt::Tensor a = tt::randn({16}, kGpu), b = tt::randn({16}, kGpu);
+  time_gpu(r, "launch", "launch_add_16", Unit::kMicroseconds, 0, [&] { tt::Tensor c = a + b; });
+  void* d = a.data_ptr();
+  time_gpu(
+      r, "launch", "launch_add_16", Unit::kMicroseconds, 0,
+      [&] { check(cudaMemsetAsync(d, 0, 64, 0), "memset"); }, "ref", "cudaMemsetAsync");
+  int64_t n = int64_t(1) << 24;
+  tt::Tensor x = tt::randn({n}, kGpu), y = tt::randn({n}, kGpu);
+  time_gpu(r, "launch", "add_16M", Unit::kGBps, 12.0 * n, [&] { tt::Tensor z = x + y; });
+  void* xd = x.data_ptr();
+  void* yd = y.data_ptr();
+  // A device-to-device copy moves 2 bytes per byte copied; 8n bytes matches the add's 12n / 1.5.
+  time_gpu(
+      r, "launch", "add_16M", Unit::kGBps, 8.0 * n,
+      [&] { check(cudaMemcpyAsync(yd, xd, 4 * n, cudaMemcpyDeviceToDevice, 0), "d2d"); }, "ref",
+      "cudaMemcpyAsync D2D");
+}
+
+void gemm_rows(Runner& r) {
+  if (!r.wants("gemm")) return;
+  cublasHandle_t h;
+  check(cublasCreate(&h), "cublasCreate");
+  const int64_t n = 4096;
+  const double flops = 2.0 * n * n * n;
+  struct Case {
+    const char* name;
+    tt::ScalarType dtype;
+    bool tf32;
+    cudaDataType_t ctype;
+    cublasComputeType_t compute;
+  } cases[] = {
+      {"fp32", tt::kFloat32, false, CUDA_R_32F, CUBLAS_COMPUTE_32F},
+      {"tf32", tt::kFloat32, true, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32},
+      {"fp16", tt::kFloat16, false, CUDA_R_16F, CUBLAS_COMPUTE_32F},
+      {"bf16", tt::kBFloat16, false, CUDA_R_16BF, CUBLAS_COMPUTE_32F},
+  };
+  for (const Case& c : cases) {
+    tt::cuda::set_matmul_allow_tf32(c.tf32);
+    tt::Tensor a = tt::randn({n, n}, kGpu).to(c.dtype), b = tt::randn({n, n}, kGpu).to(c.dtype);
+    tt::Tensor out = tt::empty({n, n}, tt::TensorOptions().device(kGpu).dtype(c.dtype));
+    std::string name = std::string("gemm_") + c.name + "_4096";
+    time_gpu(r, "gemm", name, Unit::kTFLOPs, flops, [&] { tt::Tensor y = tt::mm(a, b); });
+    const float one = 1, zero = 0;
+    int ni = static_cast<int>(n);
+    time_gpu(
+        r, "gemm", name, Unit::kTFLOPs, flops,
+        [&] {
+          check(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, ni, ni, ni, &one, b.data_ptr(), c.ctype,
+                             ni, a.data_ptr(), c.ctype, ni, &zero, out.data_ptr(), c.ctype, ni,
+                             c.compute, CUBLAS_GEMM_DEFAULT),
+                "cublasGemmEx");
+        },
+        "ref", "cublasGemmEx");
+  }
+  tt::cuda::set_matmul_allow_tf32(false);
+  cublasDestroy(h);
+}
+
+void train_rows(Runner& r) {
+  if (!r.wants("train")) return;
+  tt::manual_seed(0);
+  tt::nn::Sequential mlp = make_mlp();
+  mlp->to(kGpu);
+  tt::optim::Adam opt(mlp->parameters(), tt::optim::AdamOptions(1e-3));
+  tt::Tensor x = tt::randn({512, 784}, kGpu), y = tt::randint(0, 10, {512}).to(kGpu);
+  time_gpu(r, "train", "mlp_step_b512", Unit::kMilliseconds, 0,
+           [&] { train_step(mlp, opt, x, y); });
+  tt::nn::Sequential cnn = make_cnn();
+  cnn->to(kGpu);
+  tt::optim::Adam copt(cnn->parameters(), tt::optim::AdamOptions(1e-3));
+  tt::Tensor cx = tt::randn({64, 1, 28, 28}, kGpu), cy = tt::randint(0, 10, {64}).to(kGpu);
+  time_gpu(r, "train", "cnn_step_b64", Unit::kMilliseconds, 0,
+           [&] { train_step(cnn, copt, cx, cy); });
+}
+
+}  // namespace
+}  // namespace bench
+
+static const char* kUsage =
+    "bench_ember_cuda [--groups alloc,copy,launch,gemm,train] [--quick] [--out FILE]\n";
+
+int main(int argc, char** argv) {
+  bench::Options opts = bench::parse_args(argc, argv, kUsage);
+  if (opts.list_only) {
+    std::puts("alloc copy launch gemm train");
+    return 0;
+  }
+  if (!ember::cuda::is_available()) {
+    std::fprintf(stderr, "bench_ember_cuda: no usable GPU: %s\n",
+                 ember::cuda::unavailable_reason().c_str());
+    return 0;
+  }
+  bench::Runner r("ember", opts);
+  bench::alloc_rows(r);
+  bench::copy_rows(r);
+  bench::launch_rows(r);
+  bench::gemm_rows(r);
+  bench::train_rows(r);
+  r.write_json("ember " + std::string(EMBER_BENCH_VERSION) + " on " +
+               ember::cuda::get_device_name(0));
+  return 0;
+}
