@@ -9,6 +9,7 @@
 #include "core/tensor_factory.h"
 #include "ember/cuda.h"
 #include "ember/data/dataloader.h"
+#include "ember/ember.h"  // the umbrella header exposes the data API
 #include "ember/ops.h"
 
 namespace ed = ember::data;

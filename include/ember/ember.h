@@ -2,6 +2,8 @@
 // The umbrella header: #include <ember/ember.h> as one would #include <torch/torch.h>.
 #include "ember/autograd.h"
 #include "ember/cuda.h"
+#include "ember/data/dataloader.h"
+#include "ember/data/fashion_mnist.h"
 #include "ember/device.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
@@ -10,5 +12,6 @@
 #include "ember/optim.h"
 #include "ember/options.h"
 #include "ember/scalar.h"
+#include "ember/serialize.h"
 #include "ember/tensor.h"
 #include "ember/tensor_data.h"
