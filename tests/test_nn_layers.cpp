@@ -438,3 +438,40 @@ TEST(NnLayers, SmallCnnTrainingStepMatchesPyTorch) {
   expect_close(p["1.bias"].grad(), r.at("g_1_bias"), 1e-8, 1e-10, "bn bias grad");
   expect_close(net->named_buffers()["1.running_mean"], r.at("rm"), 1e-9, 1e-11, "running_mean");
 }
+
+TEST(NnLayers, CudaMatchesCpu) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: the CPU run above covers the math";
+  manual_seed(7);
+  auto net = nn::Sequential(nn::Conv2d(nn::Conv2dOptions(2, 4, 3).padding(1).groups(2)),
+                            nn::BatchNorm2d(4), nn::ReLU(), nn::AvgPool2d(2),
+                            nn::AdaptiveAvgPool2d(2), nn::Flatten(), nn::Linear(16, 5));
+  net->to(kDouble);
+  auto sd = net->state_dict();
+  Tensor x = randn({3, 2, 8, 8}, kDouble);
+  Tensor t = tensor({0, 4, 2});
+  Tensor loss =
+      F::cross_entropy(net->forward(x), t, F::CrossEntropyFuncOptions().label_smoothing(0.1));
+  loss.backward();
+  std::map<std::string, Tensor> cpu_grads;
+  for (const auto& it : net->named_parameters()) cpu_grads[it.key()] = it.value().grad().clone();
+
+  auto gpu = nn::Sequential(nn::Conv2d(nn::Conv2dOptions(2, 4, 3).padding(1).groups(2)),
+                            nn::BatchNorm2d(4), nn::ReLU(), nn::AvgPool2d(2),
+                            nn::AdaptiveAvgPool2d(2), nn::Flatten(), nn::Linear(16, 5));
+  gpu->to(kDouble);
+  Tensor w = gpu[0]->as<nn::Conv2d>()->weight;
+  gpu->to(Device("cuda:0"));
+  EXPECT_TRUE(w.is_cuda());  // the handle taken before the move sees it
+  gpu->load_state_dict(sd);
+  Tensor gloss = F::cross_entropy(gpu->forward(x.cuda()), t.cuda(),
+                                  F::CrossEntropyFuncOptions().label_smoothing(0.1));
+  gloss.backward();
+  expect_close(gloss.cpu(), loss, 1e-9, 1e-11, "loss on cuda");
+  for (const auto& it : gpu->named_parameters()) {
+    ASSERT_TRUE(it.value().grad().is_cuda()) << it.key();
+    expect_close(it.value().grad().cpu(), cpu_grads[it.key()], 1e-8, 1e-10,
+                 "cuda grad " + it.key());
+  }
+  expect_close(gpu->named_buffers()["1.running_var"].cpu(), net->named_buffers()["1.running_var"],
+               1e-9, 1e-11, "running_var on cuda");
+}

@@ -158,7 +158,7 @@ Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tenso
                         .sum();
       smooth_red = smooth.sum() / wsum;
     } else {
-      smooth_red = smooth.mean();
+      smooth_red = smooth.sum() / valid.sum().to(smooth.dtype());  // over non-ignored targets
     }
   } else {
     smooth_red = reduce(smooth, reduction, "cross_entropy");

@@ -43,6 +43,15 @@ Tensor converted(const Tensor& t, std::optional<Device> device, std::optional<Sc
   return t.to(device.value_or(t.device()), dt, non_blocking);
 }
 
+// The class name without namespaces or a trailing "Impl", as Python prints it.
+std::string display_name(std::string n) {
+  const size_t template_start = n.find('<');
+  const size_t colon = n.rfind("::", template_start);
+  if (colon != std::string::npos) n = n.substr(colon + 2);
+  if (n.size() > 4 && n.compare(n.size() - 4, 4, "Impl") == 0) n.resize(n.size() - 4);
+  return n;
+}
+
 std::string shape_str(IntArrayRef s) {
   std::ostringstream os;
   os << s;
@@ -273,7 +282,7 @@ void Module::load_state_dict_impl(const std::vector<std::pair<std::string, Tenso
   const bool bad_keys = strict && (!missing.empty() || !unexpected.empty());
   if (bad_keys || !mismatched.empty()) {
     std::ostringstream os;
-    os << "Error(s) in loading state_dict for " << name() << ":";
+    os << "Error(s) in loading state_dict for " << display_name(name()) << ":";
     auto list = [&](const char* what, const std::vector<std::string>& keys) {
       if (keys.empty()) return;
       os << "\n\t" << what << " key(s) in state_dict: ";
@@ -309,13 +318,7 @@ void Module::load_state_dict(const std::vector<std::pair<std::string, Tensor>>& 
 
 // ---- printing ----
 void Module::pretty_print(std::ostream& stream) const {
-  // The class name without namespaces or a trailing "Impl", as Python prints it.
-  std::string n = name();
-  const size_t template_start = n.find('<');
-  const size_t colon = n.rfind("::", template_start);
-  if (colon != std::string::npos) n = n.substr(colon + 2);
-  if (n.size() > 4 && n.compare(n.size() - 4, 4, "Impl") == 0) n.resize(n.size() - 4);
-  stream << n;
+  stream << display_name(name());
 }
 
 void Module::pretty_print_recursive(std::ostream& stream, const std::string& indentation) const {

@@ -65,6 +65,8 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   template <typename ModuleType>
   std::shared_ptr<ModuleType> register_module(std::string name,
                                               ModuleHolder<ModuleType> module_holder) {
+    EMBER_CHECK(!module_holder.is_empty(), ValueError, "register_module('", name,
+                "'): the module is empty (a holder constructed from nullptr?)");
     return register_module(std::move(name), module_holder.ptr());
   }
   template <typename ModuleType>

@@ -14,13 +14,13 @@
 namespace ember::nn {
 
 namespace detail {
-template <typename T>
-struct is_module_holder : std::false_type {};
-template <typename T>
-struct is_module_holder<ModuleHolder<T>> : std::true_type {};
-template <typename T>
-constexpr bool is_holder_v =
-    std::is_base_of_v<ModuleHolder<typename std::decay_t<T>::ContainedType>, std::decay_t<T>>;
+// Whether m.forward(tensor) compiles (overloaded or templated forwards included).
+template <typename M, typename = void>
+struct has_tensor_forward : std::false_type {};
+template <typename M>
+struct has_tensor_forward<
+    M, std::void_t<decltype(std::declval<M&>().forward(std::declval<const Tensor&>()))>>
+    : std::true_type {};
 template <typename T, typename = void>
 struct has_contained : std::false_type {};
 template <typename T>
@@ -33,7 +33,7 @@ class AnyModule {
   AnyModule() = default;
   template <typename M, typename = std::enable_if_t<std::is_base_of_v<Module, M>>>
   explicit AnyModule(std::shared_ptr<M> module) : module_(module) {
-    if constexpr (std::is_invocable_v<decltype(&M::forward), M&, const Tensor&>) {
+    if constexpr (detail::has_tensor_forward<M>::value) {
       forward_ = [m = module.get()](const Tensor& x) -> Tensor { return m->forward(x); };
     }
   }

@@ -1,0 +1,604 @@
+// The backend-parity table (DESIGN.md section 6): one row per op. Every row runs on every
+// available device, with contiguous and non-contiguous inputs, against the CPU result on the same
+// seeded inputs; rows with a PyTorch expression are also checked against PyTorch on the CPU, and
+// differentiable rows check autograd against central finite differences in float64 on each device.
+// To add an op: add one row to rows() below (see docs/testing.md).
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ember/autograd.h"
+#include "ember/cuda.h"
+#include "support/test_util.h"
+#include "support/torch_oracle.h"
+
+namespace ember::testing {
+namespace {
+
+using Args = std::vector<Tensor>;
+using OpFn = Tensor (*)(const Args&);
+
+struct OpRow {
+  const char* name;  // unique, [A-Za-z0-9_]
+  std::vector<InputSpec> inputs;
+  OpFn fn;
+  const char* torch = nullptr;  // Python expression over a, b, c, d; nullptr: no PyTorch check
+  bool grad = false;            // check gradients of the floating inputs
+  double rtol = 1e-5;
+  double atol = 1e-6;
+};
+
+// OP(expr): the row's function, with the inputs named a, b, c, d as in the PyTorch expression.
+#define OP(...)                                                 \
+  [](const Args& x) -> Tensor {                                 \
+    [[maybe_unused]] const Tensor& a = x.at(0);                 \
+    [[maybe_unused]] const Tensor& b = x.size() > 1 ? x[1] : a; \
+    [[maybe_unused]] const Tensor& c = x.size() > 2 ? x[2] : a; \
+    [[maybe_unused]] const Tensor& d = x.size() > 3 ? x[3] : a; \
+    return __VA_ARGS__;                                         \
+  }
+
+InputSpec F(std::vector<int64_t> shape, Domain d = Domain::Normal) {
+  return {std::move(shape), kFloat, d};
+}
+InputSpec T(std::vector<int64_t> shape, ScalarType dtype, Domain d = Domain::Normal) {
+  return {std::move(shape), dtype, d};
+}
+InputSpec Idx(std::vector<int64_t> shape, int64_t high) {
+  return {std::move(shape), kLong, Domain::Index, high};
+}
+InputSpec B(std::vector<int64_t> shape) {
+  return {std::move(shape), kBool, Domain::Bool};
+}
+
+constexpr Domain kPos = Domain::Positive;
+constexpr Domain kAway = Domain::AwayFromZero;
+constexpr Domain kSmall = Domain::SmallInt;
+constexpr Domain kUnit = Domain::Unit;
+// float32 GEMMs accumulate in different orders on different backends.
+constexpr double kMmRtol = 1e-4, kMmAtol = 1e-5;
+
+const std::vector<OpRow>& rows() {
+  static const std::vector<OpRow> table = {
+      // ---- unary ----
+      {"neg", {F({3, 4})}, OP(ember::neg(a)), "torch.neg(a)", true},
+      {"neg_operator", {F({3, 4})}, OP(-a), "-a", true},
+      {"abs", {F({3, 4}, kAway)}, OP(ember::abs(a)), "torch.abs(a)", true},
+      {"abs_int64", {T({3, 4}, kLong)}, OP(ember::abs(a)), "torch.abs(a)"},
+      {"exp", {F({3, 4})}, OP(ember::exp(a)), "torch.exp(a)", true},
+      {"log", {F({3, 4}, kPos)}, OP(ember::log(a)), "torch.log(a)", true},
+      {"sqrt", {F({3, 4}, kPos)}, OP(ember::sqrt(a)), "torch.sqrt(a)", true},
+      {"rsqrt", {F({3, 4}, kPos)}, OP(ember::rsqrt(a)), "torch.rsqrt(a)", true},
+      {"square", {F({3, 4})}, OP(ember::square(a)), "torch.square(a)", true},
+      {"sin", {F({3, 4})}, OP(ember::sin(a)), "torch.sin(a)", true},
+      {"cos", {F({3, 4})}, OP(ember::cos(a)), "torch.cos(a)", true},
+      {"sign", {F({3, 4}, kAway)}, OP(ember::sign(a)), "torch.sign(a)", true},
+      {"relu", {F({3, 4}, kAway)}, OP(ember::relu(a)), "torch.relu(a)", true},
+      {"sigmoid", {F({3, 4})}, OP(ember::sigmoid(a)), "torch.sigmoid(a)", true},
+      {"tanh", {F({3, 4})}, OP(ember::tanh(a)), "torch.tanh(a)", true},
+      {"gelu", {F({3, 4})}, OP(ember::gelu(a)), "F.gelu(a)", true},
+      {"gelu_tanh", {F({3, 4})}, OP(ember::gelu(a, "tanh")), "F.gelu(a, approximate='tanh')", true},
+      {"silu", {F({3, 4})}, OP(ember::silu(a)), "F.silu(a)", true},
+      {"exp_float64", {T({3, 4}, kDouble)}, OP(ember::exp(a)), "torch.exp(a)", true, 1e-12, 0},
+      {"abs_float16", {T({3, 4}, kHalf)}, OP(ember::abs(a)), "torch.abs(a)"},
+      {"neg_bfloat16", {T({3, 4}, kBFloat16)}, OP(ember::neg(a)), "torch.neg(a)"},
+      {"isnan", {F({3, 4})}, OP(ember::isnan(ember::log(a))), "torch.isnan(torch.log(a))"},
+      {"logical_not_bool", {B({3, 4})}, OP(ember::logical_not(a)), "torch.logical_not(a)"},
+      {"logical_not_float", {F({3, 4}, kSmall)}, OP(!a), "torch.logical_not(a)"},
+      {"clamp", {F({3, 4})}, OP(ember::clamp(a, -0.5, 0.5)), "torch.clamp(a, -0.5, 0.5)", true},
+      {"clamp_min", {F({3, 4})}, OP(a.clamp_min(0.2)), "a.clamp_min(0.2)", true},
+      {"clamp_max", {F({3, 4})}, OP(a.clamp_max(-0.1)), "a.clamp_max(-0.1)", true},
+      {"clamp_int64", {T({3, 4}, kLong)}, OP(ember::clamp(a, -2, 2)), "torch.clamp(a, -2, 2)"},
+      {"pow_scalar_3", {F({3, 4})}, OP(ember::pow(a, 3.0)), "torch.pow(a, 3.0)", true},
+      {"pow_scalar_half", {F({3, 4}, kPos)}, OP(ember::pow(a, 0.5)), "torch.pow(a, 0.5)", true},
+      {"pow_scalar_neg", {F({3, 4}, kPos)}, OP(a.pow(-1.5)), "a.pow(-1.5)", true},
+      {"pow_scalar_int", {T({3, 4}, kLong, kSmall)}, OP(ember::pow(a, 2)), "torch.pow(a, 2)"},
+      {"pow_scalar_base", {F({3, 4})}, OP(ember::pow(2.0, a)), "torch.pow(2.0, a)", true},
+      {"pow_tensor", {F({3, 4}, kPos), F({3, 4})}, OP(ember::pow(a, b)), "torch.pow(a, b)", true},
+      {"pow_tensor_broadcast", {F({3, 4}, kPos), F({4})}, OP(a.pow(b)), "a.pow(b)", true},
+
+      // ---- binary, broadcasting, scalars, promotion ----
+      {"add", {F({3, 4}), F({3, 4})}, OP(ember::add(a, b)), "torch.add(a, b)", true},
+      {"add_broadcast_row", {F({3, 4}), F({4})}, OP(a + b), "a + b", true},
+      {"add_broadcast_both", {F({3, 1}), F({1, 4})}, OP(a + b), "a + b", true},
+      {"add_broadcast_3d", {F({2, 1, 4}), F({3, 1})}, OP(a + b), "a + b", true},
+      {"add_zero_dim", {F({3, 4}), F({})}, OP(a + b), "a + b", true},
+      {"add_alpha",
+       {F({3, 4}), F({3, 4})},
+       OP(ember::add(a, b, 2.5)),
+       "torch.add(a, b, alpha=2.5)",
+       true},
+      {"add_scalar", {F({3, 4})}, OP(a + 1.5), "a + 1.5", true},
+      {"add_scalar_left", {F({3, 4})}, OP(1.5 + a), "1.5 + a", true},
+      {"add_scalar_alpha", {F({3, 4})}, OP(ember::add(a, 2, 3)), "torch.add(a, 2, alpha=3)", true},
+      {"add_int64", {T({3, 4}, kLong), T({3, 4}, kLong)}, OP(a + b), "a + b"},
+      {"add_int32_int64", {T({3, 4}, kInt), T({4}, kLong)}, OP(a + b), "a + b"},
+      {"add_int_float", {T({3, 4}, kLong), F({3, 4})}, OP(a + b), "a + b"},
+      {"add_float_double", {F({3, 4}), T({3, 4}, kDouble)}, OP(a + b), "a + b"},
+      {"add_int_scalar_float", {T({3, 4}, kInt)}, OP(a + 0.5), "a + 0.5"},
+      {"add_float16", {T({3, 4}, kHalf), T({3, 4}, kHalf)}, OP(a + b), "a + b", false, 1e-3, 1e-3},
+      {"add_bool", {B({3, 4}), B({3, 4})}, OP(a + b), "a + b"},
+      {"sub", {F({3, 4}), F({3, 4})}, OP(ember::sub(a, b)), "torch.sub(a, b)", true},
+      {"sub_alpha",
+       {F({3, 4}), F({4})},
+       OP(ember::sub(a, b, 0.5)),
+       "torch.sub(a, b, alpha=0.5)",
+       true},
+      {"sub_scalar", {F({3, 4})}, OP(a - 2), "a - 2", true},
+      {"rsub_scalar", {F({3, 4})}, OP(1.5 - a), "1.5 - a", true},
+      {"sub_int64", {T({3, 4}, kLong), T({3, 4}, kLong)}, OP(a - b), "a - b"},
+      {"mul", {F({3, 4}), F({3, 4})}, OP(ember::mul(a, b)), "torch.mul(a, b)", true},
+      {"mul_broadcast", {F({3, 1}), F({3, 4})}, OP(a * b), "a * b", true},
+      {"mul_scalar", {F({3, 4})}, OP(a * 3), "a * 3", true},
+      {"mul_scalar_left", {F({3, 4})}, OP(-0.5 * a), "-0.5 * a", true},
+      {"mul_int32", {T({3, 4}, kInt), T({3, 4}, kInt)}, OP(a * b), "a * b"},
+      {"mul_bfloat16",
+       {T({3, 4}, kBFloat16), T({3, 4}, kBFloat16)},
+       OP(a * b),
+       "a * b",
+       false,
+       1e-2,
+       1e-2},
+      {"div", {F({3, 4}), F({3, 4}, kAway)}, OP(ember::div(a, b)), "torch.div(a, b)", true},
+      {"div_broadcast", {F({3, 4}), F({4}, kAway)}, OP(a / b), "a / b", true},
+      {"div_scalar", {F({3, 4})}, OP(a / 4), "a / 4", true},
+      {"rdiv_scalar", {F({3, 4}, kAway)}, OP(2.0 / a), "2.0 / a", true},
+      {"div_int64", {T({3, 4}, kLong), T({3, 4}, kLong, kAway)}, OP(a / b), "a / b"},
+      {"maximum", {F({3, 4}), F({3, 4})}, OP(ember::maximum(a, b)), "torch.maximum(a, b)", true},
+      {"minimum", {F({3, 4}), F({4})}, OP(ember::minimum(a, b)), "torch.minimum(a, b)", true},
+      {"maximum_int64", {T({3, 4}, kLong), T({3, 4}, kLong)}, OP(a.maximum(b)), "a.maximum(b)"},
+      {"logical_and",
+       {B({3, 4}), B({3, 4})},
+       OP(ember::logical_and(a, b)),
+       "torch.logical_and(a, b)"},
+      {"logical_or",
+       {F({3, 4}, kSmall), B({4})},
+       OP(ember::logical_or(a, b)),
+       "torch.logical_or(a, b)"},
+
+      // ---- comparisons and where ----
+      {"eq", {F({3, 4}, kSmall), F({3, 4}, kSmall)}, OP(ember::eq(a, b)), "torch.eq(a, b)"},
+      {"ne", {F({3, 4}, kSmall), F({4}, kSmall)}, OP(a != b), "a != b"},
+      {"lt", {F({3, 4}, kSmall), F({3, 1}, kSmall)}, OP(ember::lt(a, b)), "torch.lt(a, b)"},
+      {"le", {F({3, 4}, kSmall), F({3, 4}, kSmall)}, OP(a <= b), "a <= b"},
+      {"gt", {F({3, 4}, kSmall), F({3, 4}, kSmall)}, OP(ember::gt(a, b)), "torch.gt(a, b)"},
+      {"ge", {F({3, 4}, kSmall), F({4}, kSmall)}, OP(a >= b), "a >= b"},
+      {"eq_int64_float", {T({3, 4}, kLong, kSmall), F({3, 4}, kSmall)}, OP(a == b), "a == b"},
+      {"eq_scalar", {F({3, 4}, kSmall)}, OP(a == 1), "a == 1"},
+      {"ne_scalar", {T({3, 4}, kLong, kSmall)}, OP(a.ne(0)), "a.ne(0)"},
+      {"lt_scalar", {F({3, 4})}, OP(a < 0.25), "a < 0.25"},
+      {"le_scalar", {T({3, 4}, kInt, kSmall)}, OP(a.le(1)), "a.le(1)"},
+      {"gt_scalar", {F({3, 4})}, OP(a > -0.5), "a > -0.5"},
+      {"ge_scalar", {T({3, 4}, kHalf, kSmall)}, OP(a >= 0), "a >= 0"},
+      {"where",
+       {B({3, 4}), F({3, 4}), F({3, 4})},
+       OP(ember::where(a, b, c)),
+       "torch.where(a, b, c)",
+       true},
+      {"where_broadcast",
+       {B({4}), F({3, 1}), F({3, 4})},
+       OP(ember::where(a, b, c)),
+       "torch.where(a, b, c)",
+       true},
+      {"where_scalar_other",
+       {B({3, 4}), F({3, 4})},
+       OP(ember::where(a, b, 0.0)),
+       "torch.where(a, b, 0.0)",
+       true},
+      {"where_scalar_self",
+       {B({3, 4}), F({3, 4})},
+       OP(ember::where(a, 1.0, b)),
+       "torch.where(a, 1.0, b)",
+       true},
+      {"where_promote",
+       {B({3, 4}), T({3, 4}, kLong), F({3, 4})},
+       OP(ember::where(a, b, c)),
+       "torch.where(a, b, c)"},
+
+      // ---- reductions ----
+      {"sum", {F({3, 4, 5})}, OP(ember::sum(a)), "torch.sum(a)", true},
+      {"sum_dim", {F({3, 4, 5})}, OP(ember::sum(a, {1})), "torch.sum(a, [1])", true},
+      {"sum_dims_keepdim", {F({3, 4, 5})}, OP(a.sum({0, 2}, true)), "a.sum([0, 2], True)", true},
+      {"sum_neg_dim", {F({3, 4, 5})}, OP(a.sum({-1})), "a.sum(-1)", true},
+      {"sum_int32", {T({3, 4}, kInt)}, OP(ember::sum(a)), "torch.sum(a)"},
+      {"sum_bool_dim", {B({3, 4})}, OP(a.sum({0})), "a.sum(0)"},
+      {"sum_dtype", {F({3, 4})}, OP(ember::sum(a, kDouble)), "torch.sum(a, dtype=torch.float64)"},
+      {"mean", {F({3, 4, 5})}, OP(ember::mean(a)), "torch.mean(a)", true},
+      {"mean_dims_keepdim",
+       {F({3, 4, 5})},
+       OP(ember::mean(a, {0, 1}, true)),
+       "torch.mean(a, [0, 1], True)",
+       true},
+      {"mean_dtype",
+       {F({3, 4})},
+       OP(a.mean({1}, false, kDouble)),
+       "a.mean(1, dtype=torch.float64)"},
+      {"prod", {F({2, 3}, kPos)}, OP(ember::prod(a)), "torch.prod(a)", true},
+      {"max", {F({3, 4})}, OP(ember::max(a)), "torch.max(a)", true},
+      {"min", {F({3, 4})}, OP(ember::min(a)), "torch.min(a)", true},
+      {"max_int64", {T({3, 4}, kLong)}, OP(a.max()), "a.max()"},
+      {"max_dim_values",
+       {F({3, 4, 5})},
+       OP(std::get<0>(ember::max(a, 1))),
+       "torch.max(a, 1)[0]",
+       true},
+      {"max_dim_indices", {F({3, 4, 5})}, OP(std::get<1>(ember::max(a, 1))), "torch.max(a, 1)[1]"},
+      {"max_dim_keepdim",
+       {F({3, 4})},
+       OP(std::get<0>(a.max(-1, true))),
+       "a.max(-1, keepdim=True)[0]",
+       true},
+      {"min_dim_values",
+       {F({3, 4})},
+       OP(std::get<0>(ember::min(a, 0))),
+       "torch.min(a, 0)[0]",
+       true},
+      {"min_dim_indices",
+       {F({3, 4})},
+       OP(std::get<1>(a.min(0, true))),
+       "a.min(0, keepdim=True)[1]"},
+      {"amax", {F({3, 4, 5})}, OP(ember::amax(a, {0, 2})), "torch.amax(a, [0, 2])", true},
+      {"amin_keepdim",
+       {F({3, 4})},
+       OP(ember::amin(a, {1}, true)),
+       "torch.amin(a, [1], True)",
+       true},
+      {"argmax", {F({3, 4})}, OP(ember::argmax(a)), "torch.argmax(a)"},
+      {"argmax_dim", {F({3, 4, 5})}, OP(ember::argmax(a, 2, true)), "torch.argmax(a, 2, True)"},
+      {"argmin_dim", {F({3, 4})}, OP(a.argmin(0)), "a.argmin(0)"},
+      {"var", {F({3, 4})}, OP(ember::var(a, {1})), "torch.var(a, [1])", true},
+      {"var_biased_keepdim",
+       {F({3, 4, 5})},
+       OP(ember::var(a, {0, 2}, false, true)),
+       "torch.var(a, [0, 2], False, True)",
+       true},
+      {"std", {F({3, 4})}, OP(a.std({0})), "a.std([0])", true},
+      {"norm", {F({3, 4})}, OP(a.norm()), "a.norm()", true},
+      {"norm_1", {F({3, 4}, kAway)}, OP(a.norm(1)), "a.norm(1)", true},
+      {"logsumexp", {F({3, 4, 5})}, OP(ember::logsumexp(a, {1})), "torch.logsumexp(a, [1])", true},
+      {"softmax", {F({3, 4, 5})}, OP(ember::softmax(a, 1)), "torch.softmax(a, 1)", true},
+      {"softmax_last", {F({3, 4})}, OP(a.softmax(-1)), "a.softmax(-1)", true},
+      {"softmax_dtype",
+       {F({3, 4})},
+       OP(ember::softmax(a, 1, kDouble)),
+       "torch.softmax(a, 1, dtype=torch.float64)"},
+      {"log_softmax",
+       {F({3, 4, 5})},
+       OP(ember::log_softmax(a, 2)),
+       "torch.log_softmax(a, 2)",
+       true},
+      {"log_softmax_dim0", {F({3, 4})}, OP(a.log_softmax(0)), "a.log_softmax(0)", true},
+      {"all", {B({3, 4})}, OP(a.all()), "a.all()"},
+      {"any", {B({3, 4})}, OP(a.any()), "a.any()"},
+
+      // ---- matmul family ----
+      {"mm", {F({3, 4}), F({4, 5})}, OP(ember::mm(a, b)), "torch.mm(a, b)", true, kMmRtol, kMmAtol},
+      {"mm_float64",
+       {T({3, 4}, kDouble), T({4, 5}, kDouble)},
+       OP(a.mm(b)),
+       "a.mm(b)",
+       true,
+       1e-12,
+       1e-12},
+      {"matmul_2d",
+       {F({3, 4}), F({4, 5})},
+       OP(ember::matmul(a, b)),
+       "torch.matmul(a, b)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"matmul_dot",
+       {F({4}), F({4})},
+       OP(ember::matmul(a, b)),
+       "torch.matmul(a, b)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"matmul_vec_mat",
+       {F({4}), F({4, 5})},
+       OP(a.matmul(b)),
+       "a.matmul(b)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"matmul_mat_vec",
+       {F({3, 4}), F({4})},
+       OP(a.matmul(b)),
+       "a.matmul(b)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"matmul_batched",
+       {F({2, 3, 4}), F({2, 4, 5})},
+       OP(ember::matmul(a, b)),
+       "torch.matmul(a, b)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"matmul_broadcast_rhs",
+       {F({2, 3, 4}), F({4, 5})},
+       OP(ember::matmul(a, b)),
+       "torch.matmul(a, b)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"matmul_broadcast_batch",
+       {F({2, 1, 3, 4}), F({3, 4, 2})},
+       OP(ember::matmul(a, b)),
+       "torch.matmul(a, b)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"bmm",
+       {F({2, 3, 4}), F({2, 4, 5})},
+       OP(ember::bmm(a, b)),
+       "torch.bmm(a, b)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"addmm",
+       {F({3, 5}), F({3, 4}), F({4, 5})},
+       OP(ember::addmm(a, b, c)),
+       "torch.addmm(a, b, c)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"addmm_beta_alpha_bias",
+       {F({5}), F({3, 4}), F({4, 5})},
+       OP(ember::addmm(a, b, c, 0.5, 2.0)),
+       "torch.addmm(a, b, c, beta=0.5, alpha=2.0)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"outer", {F({3}), F({4})}, OP(ember::outer(a, b)), "torch.outer(a, b)", true},
+
+      // ---- views ----
+      {"transpose",
+       {F({3, 4, 5})},
+       OP(ember::transpose(a, 0, 2)),
+       "torch.transpose(a, 0, 2)",
+       true},
+      {"t", {F({3, 4})}, OP(a.t()), "a.t()", true},
+      {"permute", {F({3, 4, 5})}, OP(ember::permute(a, {2, 0, 1})), "a.permute(2, 0, 1)", true},
+      {"slice_step", {F({3, 6})}, OP(a.slice(1, 1, 6, 2)), "a[:, 1:6:2]", true},
+      {"slice_negative", {F({5, 3})}, OP(a.slice(0, -3)), "a[-3:]", true},
+      {"select", {F({3, 4})}, OP(ember::select(a, 1, 2)), "a.select(1, 2)", true},
+      {"select_negative", {F({3, 4})}, OP(a.select(0, -1)), "a.select(0, -1)", true},
+      {"index_operator", {F({3, 4})}, OP(a[1]), "a[1]", true},
+      {"narrow", {F({3, 5})}, OP(ember::narrow(a, 1, 1, 3)), "torch.narrow(a, 1, 1, 3)", true},
+      {"expand", {F({3, 1})}, OP(a.expand({3, 4})), "a.expand(3, 4)", true},
+      {"expand_new_dim", {F({4})}, OP(a.expand({2, 3, 4})), "a.expand(2, 3, 4)", true},
+      {"reshape", {F({3, 4})}, OP(ember::reshape(a, {2, 6})), "torch.reshape(a, (2, 6))", true},
+      {"reshape_infer", {F({3, 4})}, OP(a.reshape({-1})), "a.reshape(-1)", true},
+      {"view_split_dim", {F({3, 4})}, OP(a.view({3, 2, 2})), "a.view(3, 2, 2)", true},
+      {"unsqueeze", {F({3, 4})}, OP(ember::unsqueeze(a, 1)), "torch.unsqueeze(a, 1)", true},
+      {"squeeze", {F({3, 1, 4, 1})}, OP(ember::squeeze(a)), "torch.squeeze(a)", true},
+      {"squeeze_dim", {F({3, 1, 4})}, OP(ember::squeeze(a, 1)), "torch.squeeze(a, 1)", true},
+      {"flatten", {F({2, 3, 4})}, OP(ember::flatten(a)), "torch.flatten(a)", true},
+      {"flatten_range", {F({2, 3, 4, 2})}, OP(a.flatten(1, 2)), "a.flatten(1, 2)", true},
+      {"chunk", {F({3, 6})}, OP(a.chunk(3, 1)[1]), "a.chunk(3, 1)[1]", true},
+      {"split", {F({5, 3})}, OP(a.split(2, 0)[2]), "a.split(2, 0)[2]", true},
+      {"unbind", {F({3, 4})}, OP(a.unbind(1)[3]), "a.unbind(1)[3]", true},
+
+      // ---- indexing and joining ----
+      {"index_select",
+       {F({3, 4}), Idx({5}, 4)},
+       OP(ember::index_select(a, 1, b)),
+       "torch.index_select(a, 1, b)",
+       true},
+      {"index_select_dim0",
+       {F({4, 3}), Idx({2}, 4)},
+       OP(a.index_select(0, b)),
+       "a.index_select(0, b)",
+       true},
+      {"gather",
+       {F({3, 4}), Idx({3, 6}, 4)},
+       OP(ember::gather(a, 1, b)),
+       "torch.gather(a, 1, b)",
+       true},
+      {"gather_dim0",
+       {F({3, 4}), Idx({2, 4}, 3)},
+       OP(ember::gather(a, 0, b)),
+       "torch.gather(a, 0, b)",
+       true},
+      {"one_hot", {Idx({5}, 4)}, OP(ember::one_hot(a, 4)), "F.one_hot(a, 4)"},
+      {"cat", {F({2, 3}), F({4, 3})}, OP(ember::cat({a, b})), "torch.cat([a, b])", true},
+      {"cat_dim1",
+       {F({3, 2}), F({3, 4}), F({3, 1})},
+       OP(ember::cat({a, b, c}, 1)),
+       "torch.cat([a, b, c], 1)",
+       true},
+      {"cat_promote",
+       {F({2, 3}), T({2, 3}, kLong)},
+       OP(ember::cat({a, b}, -1)),
+       "torch.cat([a, b], -1)"},
+      {"stack", {F({3, 4}), F({3, 4})}, OP(ember::stack({a, b})), "torch.stack([a, b])", true},
+      {"stack_dim",
+       {F({3, 4}), F({3, 4}), F({3, 4})},
+       OP(ember::stack({a, b, c}, 2)),
+       "torch.stack([a, b, c], 2)",
+       true},
+
+      // ---- copies and casts ----
+      {"contiguous", {F({3, 4})}, OP(a.contiguous()), "a.contiguous()", true},
+      {"clone", {F({3, 4})}, OP(a.clone()), "a.clone()", true},
+      {"to_double", {F({3, 4})}, OP(a.to(kDouble)), "a.to(torch.float64)", true},
+      {"to_half", {F({3, 4})}, OP(a.to(kHalf)), "a.to(torch.float16)"},
+      {"to_bfloat16", {F({3, 4})}, OP(a.to(kBFloat16)), "a.to(torch.bfloat16)"},
+      {"to_int32", {F({3, 4})}, OP((a * 4).to(kInt)), "(a * 4).to(torch.int32)"},
+      {"to_bool", {F({3, 4}, kSmall)}, OP(a.to(kBool)), "a.to(torch.bool)"},
+      {"int64_to_float", {T({3, 4}, kLong)}, OP(a.to(kFloat)), "a.to(torch.float32)"},
+
+      // ---- in place (on a clone, so the input stays untouched) ----
+      {"add_", {F({3, 4}), F({4})}, OP(a.clone().add_(b, 2)), "a.clone().add_(b, alpha=2)"},
+      {"sub_scalar_", {F({3, 4})}, OP(a.clone().sub_(1.5)), "a.clone().sub_(1.5)"},
+      {"mul_", {F({3, 4}), F({3, 1})}, OP(a.clone().mul_(b)), "a.clone().mul_(b)"},
+      {"div_scalar_", {F({3, 4})}, OP(a.clone().div_(3)), "a.clone().div_(3)"},
+      {"compound_ops",
+       {F({3, 4}), F({3, 4})},
+       OP(
+           [&] {
+             Tensor y = a.clone();
+             y += b;
+             y *= 2;
+             y -= 1;
+             y /= b.abs() + 1;
+             return y;
+           }()),
+       "y = a.clone(); y += b; y *= 2; y -= 1; y /= b.abs() + 1; y"},
+      {"clamp_", {F({3, 4})}, OP(a.clone().clamp_(-0.3, 0.3)), "a.clone().clamp_(-0.3, 0.3)"},
+      {"relu_", {F({3, 4})}, OP(a.clone().relu_()), "a.clone().relu_()"},
+      {"neg_", {F({3, 4})}, OP(a.clone().neg_()), "a.clone().neg_()"},
+      {"sqrt_", {F({3, 4}, kPos)}, OP(a.clone().sqrt_()), "a.clone().sqrt_()"},
+      {"exp_", {F({3, 4}, kUnit)}, OP(a.clone().exp_()), "a.clone().exp_()"},
+      {"fill_", {F({3, 4})}, OP(a.clone().fill_(2.5)), "a.clone().fill_(2.5)"},
+      {"zero_", {F({3, 4})}, OP(a.clone().zero_()), "a.clone().zero_()"},
+      {"copy_broadcast", {F({3, 4}), F({4})}, OP(a.clone().copy_(b)), "a.clone().copy_(b)"},
+  };
+  return table;
+}
+#undef OP
+
+std::vector<Tensor> make_inputs(const OpRow& row) {
+  std::vector<Tensor> xs;
+  for (size_t i = 0; i < row.inputs.size(); ++i) {
+    xs.push_back(
+        make_input(row.inputs[i], seed_for(std::string(row.name) + "/" + std::to_string(i))));
+  }
+  return xs;
+}
+
+std::vector<Tensor> to_device(const std::vector<Tensor>& xs, Device device, bool contiguous) {
+  std::vector<Tensor> out;
+  for (const Tensor& x : xs) {
+    Tensor t = x.to(device);
+    out.push_back(contiguous ? t : non_contiguous(t));
+  }
+  return out;
+}
+
+// Runs the row on `device` (both layouts) and compares with the CPU contiguous result.
+void expect_matches_reference(const OpRow& row, const std::vector<Tensor>& inputs, Device device,
+                              const Tensor& reference) {
+  for (bool contiguous : {true, false}) {
+    std::string ctx = detail::str_cat(row.name, " on ", device,
+                                      contiguous ? " (contiguous)" : " (non-contiguous)");
+    Tensor out;
+    try {
+      out = row.fn(to_device(inputs, device, contiguous));
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << ctx << " threw: " << e.what();
+      continue;
+    }
+    EXPECT_EQ(out.device(), device) << ctx;
+    expect_close(out.cpu(), reference, row.rtol, row.atol, ctx + " vs CPU");
+  }
+}
+
+class BackendParity : public ::testing::TestWithParam<OpRow> {};
+
+TEST_P(BackendParity, Cpu) {
+  const OpRow& row = GetParam();
+  std::vector<Tensor> inputs = make_inputs(row);
+  Tensor reference = row.fn(inputs);
+  ASSERT_TRUE(reference.defined()) << row.name;
+  if (row.torch) {
+    std::map<std::string, Tensor> named;
+    const char* names[] = {"a", "b", "c", "d"};
+    for (size_t i = 0; i < inputs.size(); ++i) named[names[i]] = inputs[i];
+    // "s1; s2; expr": statements, then the expression whose value is compared.
+    std::string code = row.torch;
+    size_t last = code.rfind("; ");
+    if (last == std::string::npos) {
+      code = "out = " + code;
+    } else {
+      std::string stmts = code.substr(0, last);
+      for (size_t p; (p = stmts.find("; ")) != std::string::npos;) stmts.replace(p, 2, "\n");
+      code = stmts + "\nout = " + code.substr(last + 2);
+    }
+    auto expected = TorchOracle::instance().run(code, named, {"out"});
+    expect_close(reference, expected.at("out"), row.rtol, row.atol,
+                 std::string(row.name) + ": Ember CPU vs PyTorch `" + row.torch + "`");
+  }
+  expect_matches_reference(row, inputs, Device(kCPU), reference);
+  if (row.grad) {
+    expect_gradients_match_finite_differences(row.fn, inputs, Device(kCPU), row.name);
+  }
+}
+
+TEST_P(BackendParity, Cuda) {
+  if (!cuda::is_available()) {
+    GTEST_SKIP() << "no CUDA device to compare with the CPU: " << cuda::unavailable_reason();
+  }
+  const OpRow& row = GetParam();
+  std::vector<Tensor> inputs = make_inputs(row);
+  Tensor reference = row.fn(inputs);
+  for (const Device& device : cuda_devices()) {
+    expect_matches_reference(row, inputs, device, reference);
+    if (row.grad) {
+      expect_gradients_match_finite_differences(row.fn, inputs, device, row.name);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, BackendParity, ::testing::ValuesIn(rows()),
+                         [](const ::testing::TestParamInfo<OpRow>& info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(BackendParityTable, RowNamesAreUniqueAndInputsValid) {
+  std::set<std::string> seen;
+  for (const OpRow& row : rows()) {
+    EXPECT_TRUE(seen.insert(row.name).second) << "duplicate row " << row.name;
+    EXPECT_FALSE(row.inputs.empty()) << row.name;
+    EXPECT_LE(row.inputs.size(), 4u) << row.name << ": at most four inputs (a, b, c, d)";
+  }
+}
+
+// The harness itself must catch a wrong gradient: x * x.detach() has autograd gradient x where the
+// true derivative is 2x.
+TEST(BackendParityHarness, FiniteDifferencesCatchAWrongGradient) {
+  TensorFn wrong = [](const Args& x) { return x[0] * x[0].detach(); };
+  TensorFn right = [](const Args& x) { return x[0] * x[0]; };
+  std::vector<Tensor> inputs = {make_input(F({2, 3}, kAway), 5)};
+  expect_gradients_match_finite_differences(right, inputs, Device(kCPU), "x * x");
+  EXPECT_NONFATAL_FAILURE(
+      expect_gradients_match_finite_differences(wrong, inputs, Device(kCPU), "x * x.detach()"),
+      "autograd vs central differences");
+}
+
+TEST(BackendParityHarness, NonContiguousKeepsValuesAndChangesLayout) {
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{5}, std::vector<int64_t>{3, 4},
+                                     std::vector<int64_t>{3, 1}, std::vector<int64_t>{2, 3, 4}}) {
+    Tensor t = make_input(F(shape), 11);
+    Tensor n = non_contiguous(t);
+    EXPECT_FALSE(n.is_contiguous()) << IntArrayRef(shape);
+    expect_close(n, t, 0, 0, "non_contiguous keeps values");
+  }
+}
+
+// Inputs are drawn on the CPU and copied, but the generator itself must agree across devices too:
+// the same Philox seed gives the same numbers on every device.
+TEST(BackendParityRandom, SameSeedSameNumbersOnEveryDevice) {
+  if (!cuda::is_available()) {
+    GTEST_SKIP() << "no CUDA device to compare with the CPU: " << cuda::unavailable_reason();
+  }
+  auto draw = [](Device device) {
+    manual_seed(1234);
+    Tensor u = rand({1000}, TensorOptions().device(device));
+    Tensor n = randn({7, 9}, TensorOptions(kDouble).device(device));
+    Tensor i = randint(-5, 5, {33}, TensorOptions(kLong).device(device));
+    return std::vector<Tensor>{u, n, i};
+  };
+  std::vector<Tensor> cpu = draw(Device(kCPU));
+  for (const Device& device : cuda_devices()) {
+    std::vector<Tensor> dev = draw(device);
+    expect_close(dev[0].cpu(), cpu[0], 0, 0, "rand on " + device.str());
+    expect_close(dev[1].cpu(), cpu[1], 1e-12, 1e-12, "randn on " + device.str());
+    expect_close(dev[2].cpu(), cpu[2], 0, 0, "randint on " + device.str());
+  }
+}
+
+}  // namespace
+}  // namespace ember::testing
