@@ -252,3 +252,22 @@ TEST(OneHot, ValuesAndErrors) {
   EXPECT_EQ(error_of<ValueError>([] { one_hot(zeros({0}, kLong)); }),
             "Can not infer total number of classes from empty tensor.");
 }
+
+TEST(IndexAutograd, DoubleBackwardThroughIndexSelectAndGather) {
+  Tensor x = randn({4, 3});
+  x.requires_grad_(true);
+  Tensor idx = tensor({1, 3, 1});
+  Tensor gi = tensor({{0, 2}, {1, 1}, {2, 0}, {0, 0}});
+  Tensor y = x.index_select(0, idx);
+  Tensor z = gather(x, 1, gi);
+  Tensor g = autograd::grad({(y * y * y).sum() + (z * z).sum()}, {x}, {}, true, true)[0];
+  Tensor w = randn({4, 3});
+  (g * w).sum().backward();
+  auto r = TorchOracle::instance().run(
+      "y = x.index_select(0, i)\nz = x.gather(1, gi)\n"
+      "g, = torch.autograd.grad((y * y * y).sum() + (z * z).sum(), x, create_graph=True)\n"
+      "(g * w).sum().backward()\ngx = x.grad\ngv = g.detach()",
+      {{"x", x}, {"i", idx}, {"gi", gi}, {"w", w}}, {"gx", "gv"});
+  expect_close(g.detach(), r.at("gv"), 1e-5, 1e-6);
+  expect_close(x.grad(), r.at("gx"), 1e-5, 1e-6);
+}

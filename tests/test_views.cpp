@@ -382,3 +382,20 @@ TEST(ViewsAutograd, GradientsMatchTorch) {
       x, [](const Tensor& t) { return t.chunk(2, 0)[1].squeeze(0); },
       "y = x.chunk(2, 0)[1].squeeze(0)");
 }
+
+TEST(ViewsAutograd, DoubleBackwardThroughSliceAndSelect) {
+  Tensor x = randn({5, 2});
+  x.requires_grad_(true);
+  Tensor y = x.narrow(0, 1, 3).select(1, 0);
+  Tensor g = autograd::grad({(y * y * y).sum()}, {x}, {}, true, true)[0];
+  ASSERT_TRUE(g.requires_grad());
+  Tensor w = randn({5, 2});
+  (g * w).sum().backward();
+  auto r = TorchOracle::instance().run(
+      "y = x.narrow(0, 1, 3).select(1, 0)\n"
+      "g, = torch.autograd.grad((y * y * y).sum(), x, create_graph=True)\n"
+      "(g * w).sum().backward()\ngx = x.grad\ngv = g.detach()",
+      {{"x", x}, {"w", w}}, {"gx", "gv"});
+  expect_close(g.detach(), r.at("gv"), 1e-5, 1e-6);
+  expect_close(x.grad(), r.at("gx"), 1e-5, 1e-6);
+}

@@ -72,6 +72,11 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
     autograd::record("IndexSelectBackward0", out, {a}, [=](const variable_list& g) {
       Tensor z = zeros(in_sizes, g[0].options());
       if (g[0].numel() > 0) backend_for(z).index_add(z, d, idx, g[0]);
+      if (autograd::needs_grad({g[0]})) {  // create_graph: z is linear in g
+        autograd::record("IndexAddBackward0", z, {g[0]}, [d, idx](const variable_list& gz) {
+          return variable_list{gz[0].index_select(d, idx)};
+        });
+      }
       return variable_list{z};
     });
   }
@@ -109,6 +114,11 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
     autograd::record("GatherBackward0", out, {a}, [=](const variable_list& g) {
       Tensor z = zeros(in_sizes, g[0].options());
       if (g[0].numel() > 0) backend_for(z).scatter_add(z, d, index, g[0]);
+      if (autograd::needs_grad({g[0]})) {  // create_graph: z is linear in g
+        autograd::record("ScatterAddBackward0", z, {g[0]}, [d, index](const variable_list& gz) {
+          return variable_list{gather(gz[0], d, index)};
+        });
+      }
       return variable_list{z};
     });
   }

@@ -78,13 +78,19 @@ std::optional<DimVector> view_strides(IntArrayRef sizes, IntArrayRef strides, In
 }
 
 // Gradient of a view that picked out part of `in`: zeros of in's shape with `g` copied into the
-// same part (the part is re-created by `take`, a plain view of the zeros).
+// same part (the part is re-created by `take`, a plain view). Under create_graph the result is
+// itself differentiable in `g`: its gradient is the same part of the incoming gradient.
 template <typename Take>
 autograd::BackwardFn scatter_into_zeros(IntArrayRef in_sizes, Take take) {
   DimVector sizes(in_sizes);
   return [sizes, take](const variable_list& g) {
     Tensor z = zeros(sizes, g[0].options());
     backend_for(z).copy(take(z), g[0], false);
+    if (autograd::needs_grad({g[0]})) {
+      autograd::record("CopySlices", z, {g[0]}, [take](const variable_list& gz) {
+        return variable_list{take(gz[0]).clone()};
+      });
+    }
     return variable_list{z};
   };
 }
