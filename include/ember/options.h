@@ -17,7 +17,6 @@ class TensorOptions {
   TensorOptions(ScalarType dtype) : dtype_(dtype) {}
   TensorOptions(Device device) : device_(device) {}
   TensorOptions(DeviceType type) : device_(Device(type)) {}
-  TensorOptions(const char* device) : device_(Device(device)) {}
   TensorOptions(Layout) {}
 
   TensorOptions dtype(ScalarType d) const {
