@@ -1,7 +1,9 @@
 // IDX files (the MNIST family's format) read through zlib, which also reads uncompressed files.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <vector>
