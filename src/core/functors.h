@@ -2,6 +2,10 @@
 // The math of every elementwise op and reduction, written once and compiled by g++ and nvcc
 // (EMBER_HD) so the CPU tests check the same arithmetic the GPU runs. T is the compute type:
 // float for half/bfloat16 storage, the dtype itself otherwise.
+// <math.h> before <cmath>: it puts the float overloads into the global namespace, so ::exp(float)
+// is expf on the CPU as on the GPU instead of the double exp.
+#include <math.h>
+
 #include <cmath>
 #include <limits>
 #include <type_traits>
