@@ -1,6 +1,7 @@
 // clip_grad_norm_ and clip_grad_value_ against torch.nn.utils on the same gradients.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
