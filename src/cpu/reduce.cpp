@@ -21,6 +21,7 @@ namespace ember::cpu {
 namespace {
 
 constexpr int kMaxDims = 16;
+constexpr int64_t kTile = 2048;  // outputs per column-path task (buffers stay in L1/L2)
 
 struct ReduceLayout {
   int nk = 0, nr = 0;
@@ -133,7 +134,13 @@ struct Reducer {
   }
   template <typename T>
   static T combine(T a, T b) {
-    return static_cast<T>(Op()(a, b));
+    if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, MaxReduce>) {
+      return ((b > a) | (b != b)) ? b : a;  // same as MaximumOp (NaN wins), but branch-free
+    } else if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, MinReduce>) {
+      return ((b < a) | (b != b)) ? b : a;
+    } else {
+      return static_cast<T>(Op()(a, b));
+    }
   }
   static out_t store(outer v) {
     if constexpr (std::is_same_v<out_t, Half> || std::is_same_v<out_t, BFloat16>) {
@@ -170,18 +177,20 @@ struct Reducer {
     if constexpr (kIsSum) {
       return sum_run(x, n, s);
     } else {
-      acc a[4] = {identity<acc>(), identity<acc>(), identity<acc>(), identity<acc>()};
+      acc a[8];
+      for (int j = 0; j < 8; ++j) a[j] = identity<acc>();
       int64_t i = 0;
       if (s == 1) {
-        for (; i + 4 <= n; i += 4) {
-          for (int j = 0; j < 4; ++j) a[j] = combine(a[j], load(x[i + j]));
+        for (; i + 8 <= n; i += 8) {
+          for (int j = 0; j < 8; ++j) a[j] = combine(a[j], load(x[i + j]));
         }
       } else {
-        for (; i + 4 <= n; i += 4) {
-          for (int j = 0; j < 4; ++j) a[j] = combine(a[j], load(x[(i + j) * s]));
+        for (; i + 8 <= n; i += 8) {
+          for (int j = 0; j < 8; ++j) a[j] = combine(a[j], load(x[(i + j) * s]));
         }
       }
-      acc r = combine(combine(a[0], a[1]), combine(a[2], a[3]));
+      acc r = combine(combine(combine(a[0], a[1]), combine(a[2], a[3])),
+                      combine(combine(a[4], a[5]), combine(a[6], a[7])));
       for (; i < n; ++i) r = combine(r, load(x[i * s]));
       return r;
     }
@@ -256,21 +265,35 @@ template <typename Red, typename in_t>
 void accumulate_rows(const ReduceLayout& L, const in_t* base, int64_t w, typename Red::outer* buf,
                      int64_t rb, int64_t re) {
   using outer = typename Red::outer;
+  using acc = decltype(Red::load(in_t()));
   for (int64_t i = 0; i < w; ++i) buf[i] = Red::template identity<outer>();
   if (rb >= re) return;
   DimIter it(L.nr, L.rsize, L.rin);
   it.seek(rb);
-  for (int64_t r = rb; r < re; ++r, it.next()) {
-    const in_t* p = base + it.off0;
-    for (int64_t i = 0; i < w; ++i)
-      buf[i] = Red::combine(buf[i], static_cast<outer>(Red::load(p[i])));
+  if constexpr (std::is_same_v<outer, acc>) {
+    for (int64_t r = rb; r < re; ++r, it.next()) {
+      const in_t* p = base + it.off0;
+      for (int64_t i = 0; i < w; ++i) buf[i] = Red::combine(buf[i], Red::load(p[i]));
+    }
+  } else {
+    // Float sums: blocks of rows accumulate in float (vectorised), blocks combine in double.
+    constexpr int64_t kRows = 128;
+    acc blk[kTile];
+    for (int64_t r0 = rb; r0 < re; r0 += kRows) {
+      for (int64_t i = 0; i < w; ++i) blk[i] = acc(0);
+      const int64_t r1 = std::min(re, r0 + kRows);
+      for (int64_t r = r0; r < r1; ++r, it.next()) {
+        const in_t* p = base + it.off0;
+        for (int64_t i = 0; i < w; ++i) blk[i] += Red::load(p[i]);
+      }
+      for (int64_t i = 0; i < w; ++i) buf[i] += static_cast<outer>(blk[i]);
+    }
   }
 }
 
 template <typename Red, typename in_t, typename out_t>
 void reduce_columns(const ReduceLayout& L, const in_t* in, out_t* out, int threads) {
   using outer = typename Red::outer;
-  constexpr int64_t kTile = 512;
   const int64_t W = L.ksize[L.nk - 1];
   const int64_t tiles_per_row = (W + kTile - 1) / kTile;
   const int64_t rows = L.K / W;  // kept positions outside the contiguous dim
