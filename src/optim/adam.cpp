@@ -56,9 +56,11 @@ void adam_update(Tensor& param, const Tensor& grad_in, AdamParamState& st, doubl
     max_sq.copy_(maximum(max_sq, exp_avg_sq));
     second = &max_sq;
   }
+  // PyTorch computes m / (sqrt(v) / c + eps) with c = sqrt(1 - beta2^t); the same quantity as
+  // c * m / (sqrt(v) + eps * c) saves one pass over the parameter per step.
   Tensor denom = second->sqrt();
-  denom.div_(bias_correction2_sqrt).add_(eps);
-  param.add_(exp_avg.div(denom), -step_size);
+  denom.add_(eps * bias_correction2_sqrt);
+  param.add_(exp_avg.div(denom), -step_size * bias_correction2_sqrt);
 }
 
 }  // namespace detail
