@@ -125,7 +125,7 @@ std::pair<int, int> stream_priority_range() {
 }
 
 StreamGuard::StreamGuard(const Stream& stream)
-    : original_stream_(current_stream(stream.device_index())),
+    : original_stream_(::ember::cuda::current_stream(stream.device_index())),
       current_(stream),
       original_device_(current_device()) {
   EMBER_CUDA_CHECK(cudaSetDevice(stream.device_index()));
