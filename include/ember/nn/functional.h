@@ -4,6 +4,7 @@
 //   F::cross_entropy(x, y, F::CrossEntropyFuncOptions().ignore_index(-100).label_smoothing(0.1));
 #include <variant>
 
+#include "ember/autograd.h"
 #include "ember/nn/enum.h"
 #include "ember/nn/ops.h"
 #include "ember/nn/options/activation.h"

@@ -1,0 +1,37 @@
+#pragma once
+// Command-line options of ember-train and their parser. Unset training options take the model's
+// defaults (see models.h), so `ember-train --model cnn` trains the CNN with its own settings.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ember::train {
+
+struct TrainArgs {
+  std::string model = "mlp";  // mlp | cnn
+  std::optional<int64_t> epochs;
+  std::optional<int64_t> batch_size;
+  std::optional<double> lr;
+  std::string device = "auto";  // auto | cpu | cuda | cuda:i
+  int64_t workers = 2;
+  uint64_t seed = 0;
+  std::string out = "runs/latest";
+  std::string data;  // empty: FashionMNIST::kDefaultRoot
+  bool normalize = true;
+  // Hidden (for tests and quick checks): train/test on the first N/M samples only.
+  std::optional<int64_t> limit_train;
+  std::optional<int64_t> limit_test;
+  bool help = false;
+};
+
+// Parses argv[1..argc). Accepts "--flag value" and "--flag=value". Throws ember::ValueError
+// naming the flag and the bad value for an unknown flag, a missing or malformed value or one out
+// of range; `--help`/`-h` sets help and stops parsing.
+TrainArgs parse_args(const std::vector<std::string>& args);
+TrainArgs parse_args(int argc, const char* const* argv);
+
+// The usage text printed by --help and after a bad flag.
+std::string usage(const std::string& program = "ember-train");
+
+}  // namespace ember::train

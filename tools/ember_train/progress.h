@@ -1,0 +1,48 @@
+#pragma once
+// Per-epoch progress: on a terminal a bar redrawn in place (batches, loss, samples/s, ETA); in a
+// log (stdout not a terminal) a plain line every tenth of the epoch.
+#include <chrono>
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace ember::train {
+
+// "0:07", "12:34", "1:02:03"; "?" for a negative or non-finite value.
+std::string format_duration(double seconds);
+
+struct ProgressState {
+  int64_t epoch = 1, epochs = 1;
+  int64_t batch = 0, batches = 0;  // batches done / per epoch
+  double loss = 0;                 // running mean training loss of the epoch
+  double samples_per_second = 0;
+  double elapsed_seconds = 0;
+};
+
+// The bar line, e.g.
+// "epoch 2/10 [########........]  469/938  loss 0.4123   52310 samples/s  ETA 0:04".
+std::string progress_bar_line(const ProgressState& s, int bar_width = 24);
+// The plain log line, e.g. "epoch 2/10  469/938 batches  loss 0.4123  52310 samples/s  ETA 0:04".
+std::string progress_plain_line(const ProgressState& s);
+
+class EpochProgress {
+ public:
+  EpochProgress(std::ostream& out, bool terminal, int64_t epoch, int64_t epochs, int64_t batches);
+  // True when update() would print now: callers read the loss (a device sync) only then.
+  bool due(int64_t batch) const;
+  // After `batch` batches (1-based) and `samples` samples of the epoch, with the running loss.
+  void update(int64_t batch, int64_t samples, double mean_loss);
+  // Clears the bar on a terminal so the epoch summary takes its line.
+  void finish();
+  double elapsed_seconds() const;
+
+ private:
+  std::ostream& out_;
+  bool terminal_;
+  ProgressState state_;
+  std::chrono::steady_clock::time_point start_, last_draw_;
+  int64_t next_plain_ = 1;
+  size_t drawn_width_ = 0;
+};
+
+}  // namespace ember::train

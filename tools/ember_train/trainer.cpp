@@ -1,0 +1,172 @@
+#include "ember_train/trainer.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "ember/ember.h"
+#include "ember/serialize_module.h"
+#include "ember_train/device_select.h"
+#include "ember_train/models.h"
+#include "ember_train/plot.h"
+#include "ember_train/progress.h"
+
+namespace ember::train {
+namespace {
+
+namespace F = nn::functional;
+using Loader = data::DataLoader<data::TensorDataset>;
+
+data::TensorDataset load_split(const std::string& root, bool train, bool normalize,
+                               const std::optional<int64_t>& limit) {
+  data::datasets::FashionMNIST ds(root, train);
+  if (normalize) ds.normalize();
+  Tensor images = ds.images(), targets = ds.targets();
+  if (limit && *limit < images.size(0)) {
+    images = images.slice(0, 0, *limit);
+    targets = targets.slice(0, 0, *limit);
+  }
+  return data::TensorDataset(images, targets);
+}
+
+struct TestResult {
+  double loss = 0;
+  double accuracy = 0;
+};
+
+TestResult evaluate(nn::Sequential& model, Loader& loader, const Device& device) {
+  NoGradGuard no_grad;
+  model->eval();
+  // Sums stay on the device; one sync at the end.
+  Tensor loss_sum = zeros({}, TensorOptions().dtype(kFloat64).device(device));
+  Tensor correct = zeros({}, TensorOptions().dtype(kInt64).device(device));
+  int64_t n = 0;
+  for (auto& batch : loader) {
+    Tensor x = batch.data.to(device, /*non_blocking=*/true);
+    Tensor y = batch.target.to(device, /*non_blocking=*/true);
+    Tensor logits = model->forward(x);
+    loss_sum +=
+        F::cross_entropy(logits, y, F::CrossEntropyFuncOptions().reduction(kSum)).to(kFloat64);
+    correct += (logits.argmax(1) == y).sum();
+    n += y.size(0);
+  }
+  TestResult r;
+  if (n > 0) {
+    r.loss = loss_sum.item<double>() / static_cast<double>(n);
+    r.accuracy = static_cast<double>(correct.item<int64_t>()) / static_cast<double>(n);
+  }
+  return r;
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out, bool terminal) {
+  const ModelDefaults defaults = model_defaults(args.model);
+  const int64_t epochs = args.epochs.value_or(defaults.epochs);
+  const int64_t batch_size = args.batch_size.value_or(defaults.batch_size);
+  const double lr = args.lr.value_or(defaults.lr);
+
+  const Device device = select_device(args.device);
+  if (device.is_cuda()) cuda::set_device(device.index());
+  out << "Using device: " << describe_device(device) << "\n";
+
+  manual_seed(args.seed);
+  cuda::manual_seed_all(args.seed);
+
+  const std::string root =
+      args.data.empty() ? data::datasets::FashionMNIST::kDefaultRoot : args.data;
+  auto train_set = load_split(root, true, args.normalize, args.limit_train);
+  auto test_set = load_split(root, false, args.normalize, args.limit_test);
+  out << "Fashion-MNIST from " << root << ": " << train_set.size() << " training and "
+      << test_set.size() << " test images\n";
+
+  std::filesystem::create_directories(args.out);
+  const std::filesystem::path out_dir(args.out);
+
+  const bool pin = device.is_cuda();
+  Loader train_loader(train_set, data::DataLoaderOptions()
+                                     .batch_size(static_cast<size_t>(batch_size))
+                                     .shuffle(true)
+                                     .seed(args.seed)
+                                     .num_workers(static_cast<size_t>(args.workers))
+                                     .pin_memory(pin));
+  Loader test_loader(test_set, data::DataLoaderOptions()
+                                   .batch_size(1000)
+                                   .num_workers(static_cast<size_t>(args.workers))
+                                   .pin_memory(pin));
+
+  nn::Sequential model = make_model(args.model);
+  model->to(device);
+  optim::Adam optimizer(model->parameters(), optim::AdamOptions(lr));
+  out << "Model " << args.model << " (" << parameter_count(*model) << " parameters), " << epochs
+      << " epochs, batch size " << batch_size << ", Adam lr " << lr << "\n"
+      << std::flush;
+
+  std::vector<EpochMetrics> rows;
+  const auto batches = static_cast<int64_t>(train_loader.size());
+  for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    model->train();
+    EpochProgress progress(out, terminal, epoch, epochs, batches);
+    // The running loss stays on the device and is read only when the progress line is due, so
+    // the GPU is not synchronised every step.
+    Tensor loss_sum = zeros({}, TensorOptions().dtype(kFloat64).device(device));
+    int64_t samples = 0, batch_index = 0;
+    for (auto& batch : train_loader) {
+      Tensor x = batch.data.to(device, /*non_blocking=*/true);
+      Tensor y = batch.target.to(device, /*non_blocking=*/true);
+      optimizer.zero_grad();
+      Tensor loss = F::cross_entropy(model->forward(x), y);
+      loss.backward();
+      optimizer.step();
+      const int64_t n = y.size(0);
+      loss_sum += loss.detach().to(kFloat64) * static_cast<double>(n);
+      samples += n;
+      ++batch_index;
+      if (progress.due(batch_index)) {
+        progress.update(batch_index, samples, loss_sum.item<double>() / samples);
+      }
+    }
+    progress.finish();
+    EpochMetrics m;
+    m.epoch = epoch;
+    m.train_loss = samples > 0 ? loss_sum.item<double>() / samples : 0;
+    const TestResult test = evaluate(model, test_loader, device);
+    m.test_loss = test.loss;
+    m.test_accuracy = test.accuracy;
+    m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    rows.push_back(m);
+    out << "epoch " << epoch << "/" << epochs << "  train loss " << fixed(m.train_loss, 4)
+        << "  test loss " << fixed(m.test_loss, 4) << "  test accuracy "
+        << fixed(m.test_accuracy, 4) << "  time " << fixed(m.seconds, 1) << "s\n"
+        << std::flush;
+
+    // Rewritten each epoch (atomically), so an interrupted run keeps its last complete epoch.
+    save(model, (out_dir / "model.safetensors").string(),
+         {{"model", args.model},
+          {"epoch", std::to_string(epoch)},
+          {"test_accuracy", fixed(m.test_accuracy, 4)}});
+    write_file_atomic((out_dir / "metrics.csv").string(), metrics_csv(rows));
+    write_file_atomic((out_dir / "metrics.svg").string(),
+                      metrics_svg(rows, "ember-train: " + args.model + " on Fashion-MNIST (" +
+                                            device.str() + ")"));
+  }
+  out << "Wrote " << (out_dir / "model.safetensors").string() << ", "
+      << (out_dir / "metrics.csv").string() << " and " << (out_dir / "metrics.svg").string()
+      << "\n";
+  if (device.is_cuda()) {
+    cuda::synchronize(device.index());
+    out << cuda::memory_summary(device.index());
+  }
+  out << std::flush;
+  return rows;
+}
+
+}  // namespace ember::train
