@@ -181,7 +181,13 @@ struct PowScalarOp {  // x ** p.a
   }
   template <typename T>
   static EMBER_HD T ipow(T base, int64_t e) {
-    if (e < 0) return base == T(1) ? T(1) : T(0);
+    if (e < 0) {  // integer division semantics: only 1 and -1 have non-zero reciprocals
+      if (base == T(1)) return T(1);
+      if constexpr (std::is_signed_v<T>) {
+        if (base == T(-1)) return (e & 1) ? T(-1) : T(1);
+      }
+      return T(0);
+    }
     T r = T(1);
     while (e) {
       if (e & 1) r = static_cast<T>(r * base);

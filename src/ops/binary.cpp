@@ -48,10 +48,24 @@ Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha) {
   }
   return out;
 }
+namespace {
+void check_no_bool_sub(ScalarType a, ScalarType b) {
+  EMBER_CHECK(a != kBool && b != kBool, TypeError,
+              "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+              "trying to invert a mask, use the `~` or `logical_not()` operator instead. (got ",
+              to_string(a), " and ", to_string(b), ")");
+}
+void check_pow_dtypes(ScalarType base, ScalarType result, const Scalar* exponent) {
+  EMBER_CHECK(result != kBool, TypeError, "\"pow\" not implemented for 'Bool'");
+  EMBER_CHECK(
+      !(exponent && is_integral(result) && exponent->isIntegral(false) && exponent->toLong() < 0),
+      ValueError, "Integers to negative integer powers are not allowed. (got a ", to_string(base),
+      " tensor to the power ", exponent ? exponent->toLong() : 0, ")");
+}
+}  // namespace
+
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  EMBER_CHECK(a.dtype() != kBool || b.dtype() != kBool, TypeError,
-              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-              "`^` or `logical_xor()` operator instead.");
+  check_no_bool_sub(a.dtype(), b.dtype());
   Tensor out = arith(BinaryOp::Sub, a, b, {alpha.toDouble()});
   if (autograd::needs_grad({a, b})) {
     double al = alpha.toDouble();
@@ -63,6 +77,7 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
   return out;
 }
 Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  check_no_bool_sub(a.dtype(), b.isBoolean() ? kBool : b.type());
   Tensor out = arith(BinaryOp::Sub, a, b, {alpha.toDouble()});
   if (autograd::needs_grad({a})) {
     autograd::record("SubBackward1", out, {a}, [](const variable_list& g) { return g; });
@@ -70,6 +85,7 @@ Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha) {
   return out;
 }
 Tensor operator-(const Scalar& a, const Tensor& b) {
+  check_no_bool_sub(a.isBoolean() ? kBool : a.type(), b.dtype());
   return add(-b, a);
 }
 
@@ -126,6 +142,7 @@ Tensor operator/(const Scalar& a, const Tensor& b) {
 
 // ---- pow ----
 Tensor pow(const Tensor& a, const Tensor& e) {
+  check_pow_dtypes(a.dtype(), result_type(a, e), nullptr);
   Tensor out = arith(BinaryOp::Pow, a, e);
   if (autograd::needs_grad({a, e})) {
     autograd::record("PowBackward1", out, {a, e},
@@ -143,6 +160,7 @@ Tensor pow(const Tensor& a, const Tensor& e) {
 }
 Tensor pow(const Tensor& a, const Scalar& e) {
   ScalarType dt = result_type(a, e);
+  check_pow_dtypes(a.dtype(), dt, &e);
   Tensor out = unary_kernel_call(UnaryOp::PowScalar, a, dt, {e.toDouble()});
   if (autograd::needs_grad({a})) {
     autograd::record("PowBackward0", out, {a}, [xa = SavedTensor(a), e](const variable_list& g) {
@@ -155,6 +173,7 @@ Tensor pow(const Tensor& a, const Scalar& e) {
 }
 Tensor pow(const Scalar& a, const Tensor& e) {
   ScalarType dt = result_type(e, a);
+  check_pow_dtypes(e.dtype(), dt, nullptr);
   Tensor out = unary_kernel_call(UnaryOp::RPowScalar, e, dt, {a.toDouble()});
   if (autograd::needs_grad({e})) {
     autograd::record("PowBackward2", out, {e},

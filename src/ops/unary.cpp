@@ -49,6 +49,7 @@ Tensor neg(const Tensor& a) {
 }
 
 Tensor abs(const Tensor& a) {
+  EMBER_CHECK(a.dtype() != kBool, TypeError, "\"abs\" not implemented for 'Bool'");
   return with_grad("AbsBackward0", a, keep_dtype(UnaryOp::Abs, a), true, false,
                    [](const Tensor& x, const Tensor&) { return sign(x); });
 }
@@ -86,6 +87,7 @@ Tensor sign(const Tensor& a) {
                    [](const Tensor&, const Tensor& y) { return zeros_like(y); });
 }
 Tensor relu(const Tensor& a) {
+  EMBER_CHECK(a.dtype() != kBool, TypeError, "Boolean inputs not supported for relu");
   return with_grad("ReluBackward0", a, keep_dtype(UnaryOp::Relu, a), false, true,
                    [](const Tensor&, const Tensor& y) { return y.gt(0).to(y.dtype()); });
 }
@@ -98,6 +100,8 @@ Tensor tanh(const Tensor& a) {
                    [](const Tensor&, const Tensor& y) { return 1 - y * y; });
 }
 Tensor silu(const Tensor& a) {
+  EMBER_CHECK(is_floating_point(a.dtype()), TypeError, "silu does not support dtype ",
+              to_string(a.dtype()), " (expected a floating point dtype)");
   return with_grad("SiluBackward0", a, float_op(UnaryOp::Silu, a), true, false,
                    [](const Tensor& x, const Tensor&) {
                      Tensor s = sigmoid(x);
@@ -130,11 +134,10 @@ Tensor gelu(const Tensor& a, const std::string& approximate) {
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
   EMBER_CHECK(min || max, ValueError, "clamp: at least one of 'min' or 'max' must not be None");
-  EMBER_CHECK(a.dtype() != kBool, TypeError, "clamp is not supported for dtype Bool");
+  // The bounds take part in promotion as scalars: clamp(bool, -1, 1) is int64, as in PyTorch.
   ScalarType dt = a.dtype();
-  if ((min && min->isFloatingPoint()) || (max && max->isFloatingPoint())) {
-    dt = float_result_type(dt);
-  }
+  if (min) dt = result_type(empty({0}, dt), *min);
+  if (max) dt = result_type(empty({0}, dt), *max);
   const double inf = std::numeric_limits<double>::infinity();
   OpParams p{min ? min->toDouble() : -inf, max ? max->toDouble() : inf};
   if (!is_floating_point(dt)) {  // keep the bounds representable in the integer type
