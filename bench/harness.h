@@ -4,21 +4,25 @@
 // It depends on neither library, so both programs measure in exactly the same way.
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace bench {
 
-using Clock = std::chrono::steady_clock;
+// Wall time by default. Process CPU time (summed over threads) is the robust choice for
+// single-threaded runs on a machine that other jobs are loading.
+enum class ClockKind { kWall, kCpu };
 
-inline double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+inline double now_seconds(ClockKind k) {
+  timespec ts;
+  clock_gettime(k == ClockKind::kCpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 // How a row turns seconds per call into its figure.
@@ -79,8 +83,10 @@ struct Options {
   int min_samples = 3;
   double row_budget_seconds = 3.0;  // slow rows take fewer samples to stay within this
   std::vector<std::string> groups;  // empty: every group
+  std::string filter;               // only rows whose name contains this
   bool list_only = false;
   int threads = 2;
+  ClockKind clock = ClockKind::kWall;
   int epochs = 3;        // timed passes over Fashion-MNIST per model
   std::string out_path;  // JSON destination; stdout when empty
 };
@@ -94,20 +100,25 @@ class Runner {
     if (opts_.groups.empty()) return true;
     return std::find(opts_.groups.begin(), opts_.groups.end(), group) != opts_.groups.end();
   }
+  bool wants_row(const std::string& name) const {
+    return opts_.filter.empty() || name.find(opts_.filter) != std::string::npos;
+  }
   const Options& options() const { return opts_; }
+  double now() const { return now_seconds(opts_.clock); }
 
   // Times fn (one call = one unit of work) and records the row.
   void time(const std::string& group, const std::string& name, Unit unit, double work,
             const std::function<void()>& fn, const std::string& column = "",
             const std::string& ref_label = "") {
+    if (!wants_row(name)) return;
     // Warm-up: at least 3 calls and 0.1 s, which also estimates the cost of one call.
-    auto t0 = Clock::now();
+    double t0 = now();
     long calls = 0;
     do {
       fn();
       ++calls;
-    } while (calls < 3 || seconds_since(t0) < 0.1);
-    double per_call = seconds_since(t0) / calls;
+    } while (calls < 3 || now() - t0 < 0.1);
+    double per_call = (now() - t0) / calls;
     long iters = std::max(1L, static_cast<long>(opts_.sample_seconds / per_call));
     int samples = opts_.samples;
     double sample_cost = per_call * iters;
@@ -117,9 +128,9 @@ class Runner {
     }
     std::vector<double> per_call_s;
     for (int s = 0; s < samples; ++s) {
-      auto ts = Clock::now();
+      double ts = now();
       for (long i = 0; i < iters; ++i) fn();
-      per_call_s.push_back(seconds_since(ts) / iters);
+      per_call_s.push_back((now() - ts) / iters);
     }
     record(group, name, unit, work, per_call_s, iters, column, ref_label);
   }
@@ -155,8 +166,11 @@ class Runner {
       std::fprintf(stderr, "cannot write %s: %s\n", opts_.out_path.c_str(), std::strerror(errno));
       std::exit(1);
     }
-    std::fprintf(f, "{\"program\": \"%s\", \"threads\": %d, \"info\": \"%s\", \"rows\": [\n",
-                 program_.c_str(), opts_.threads, info.c_str());
+    std::fprintf(f,
+                 "{\"program\": \"%s\", \"threads\": %d, \"clock\": \"%s\", \"info\": \"%s\", "
+                 "\"rows\": [\n",
+                 program_.c_str(), opts_.threads, opts_.clock == ClockKind::kCpu ? "cpu" : "wall",
+                 info.c_str());
     for (size_t i = 0; i < rows_.size(); ++i) {
       const Row& r = rows_[i];
       std::fprintf(f,
@@ -177,7 +191,8 @@ class Runner {
   std::vector<Row> rows_;
 };
 
-// --groups a,b  --threads N  --epochs N  --quick  --list  --out FILE
+// --groups a,b  --filter SUBSTRING  --clock wall|cpu  --threads N  --epochs N  --quick  --list
+// --out FILE
 // (--benchmark_out=FILE and --benchmark_format=json are accepted as Google Benchmark spells them).
 inline Options parse_args(int argc, char** argv, const char* usage) {
   Options o;
@@ -209,6 +224,15 @@ inline Options parse_args(int argc, char** argv, const char* usage) {
       o.threads = std::atoi(value("--threads").c_str());
     } else if (a == "--epochs" || a.rfind("--epochs=", 0) == 0) {
       o.epochs = std::atoi(value("--epochs").c_str());
+    } else if (a == "--clock" || a.rfind("--clock=", 0) == 0) {
+      std::string c = value("--clock");
+      if (c != "wall" && c != "cpu") {
+        std::fprintf(stderr, "--clock is wall or cpu, not %s\n", c.c_str());
+        std::exit(2);
+      }
+      o.clock = c == "cpu" ? ClockKind::kCpu : ClockKind::kWall;
+    } else if (a == "--filter" || a.rfind("--filter=", 0) == 0) {
+      o.filter = value("--filter");
     } else if (a == "--out" || a.rfind("--out=", 0) == 0) {
       o.out_path = value("--out");
     } else if (a.rfind("--benchmark_out=", 0) == 0) {
