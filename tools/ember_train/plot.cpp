@@ -159,20 +159,28 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
     hi += pad;
   }
   target = std::max(target, 2);
+  // The step m * 10^e (m in 1, 2, 5) closest to the raw step, on a log scale.
   const double raw = (hi - lo) / (target - 1);
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = 10 * mag;
-  for (double m : {1.0, 2.0, 5.0}) {
-    if (m * mag >= raw) {
-      step = m * mag;
-      break;
-    }
+  int e = static_cast<int>(std::floor(std::log10(raw)));
+  int64_t m = 1;
+  double best = INFINITY;
+  for (int64_t cand : {1, 2, 5, 10}) {
+    const double d = std::fabs(std::log(static_cast<double>(cand) * std::pow(10.0, e) / raw));
+    if (d < best) best = d, m = cand;
   }
-  const double first = std::floor(lo / step + 1e-9) * step;
-  const double last = std::ceil(hi / step - 1e-9) * step;
+  if (m == 10) m = 1, ++e;
+  // Ticks are k * m * 10^e with integer k; scaling by an exact power of ten keeps them the
+  // doubles nearest to the decimals (0.6, not 0.6000000000000001).
+  const double scale = std::pow(10.0, std::abs(e));
+  auto value = [&](int64_t k) {
+    const auto v = static_cast<double>(k * m);
+    return e >= 0 ? v * scale : v / scale;
+  };
+  const double step = value(1);
+  const auto k0 = static_cast<int64_t>(std::floor(lo / step + 1e-9));
+  const auto k1 = static_cast<int64_t>(std::ceil(hi / step - 1e-9));
   std::vector<double> ticks;
-  const int64_t n = std::llround((last - first) / step);
-  for (int64_t i = 0; i <= n; ++i) ticks.push_back(first + static_cast<double>(i) * step);
+  for (int64_t k = k0; k <= k1; ++k) ticks.push_back(value(k));
   return ticks;
 }
 
@@ -180,7 +188,7 @@ std::vector<int64_t> epoch_ticks(int64_t epochs) {
   epochs = std::max<int64_t>(epochs, 1);
   int64_t step = 1;
   if (epochs > 10) {
-    const auto t = nice_ticks(1, static_cast<double>(epochs), 8);
+    const auto t = nice_ticks(1, static_cast<double>(epochs), 6);
     step = std::max<int64_t>(std::llround(t[1] - t[0]), 1);
   }
   std::vector<int64_t> ticks = {1};

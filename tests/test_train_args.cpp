@@ -1,0 +1,144 @@
+// ember-train's command line: every flag, both spellings, defaults, and bad input as a
+// ValueError naming the flag and the value.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ember/error.h"
+#include "ember_train/args.h"
+#include "ember_train/models.h"
+
+namespace et = ember::train;
+
+namespace {
+
+std::string error_of(const std::vector<std::string>& args) {
+  try {
+    et::parse_args(args);
+  } catch (const ember::ValueError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no ValueError";
+  return "";
+}
+
+}  // namespace
+
+TEST(TrainArgs, Defaults) {
+  const auto a = et::parse_args(std::vector<std::string>{});
+  EXPECT_EQ(a.model, "mlp");
+  EXPECT_FALSE(a.epochs.has_value());
+  EXPECT_FALSE(a.batch_size.has_value());
+  EXPECT_FALSE(a.lr.has_value());
+  EXPECT_EQ(a.device, "auto");
+  EXPECT_EQ(a.workers, 2);
+  EXPECT_EQ(a.seed, 0u);
+  EXPECT_EQ(a.out, "runs/latest");
+  EXPECT_TRUE(a.data.empty());
+  EXPECT_TRUE(a.normalize);
+  EXPECT_FALSE(a.limit_train.has_value());
+  EXPECT_FALSE(a.limit_test.has_value());
+  EXPECT_FALSE(a.help);
+}
+
+TEST(TrainArgs, EveryFlag) {
+  const auto a =
+      et::parse_args({"--model",       "cnn",  "--epochs",     "3",      "--batch-size",  "128",
+                      "--lr",          "5e-4", "--device",     "cuda:1", "--workers",     "0",
+                      "--seed",        "42",   "--out",        "/tmp/x", "--data",        "/d",
+                      "--limit-train", "100",  "--limit-test", "50",     "--no-normalize"});
+  EXPECT_EQ(a.model, "cnn");
+  EXPECT_EQ(a.epochs, 3);
+  EXPECT_EQ(a.batch_size, 128);
+  EXPECT_DOUBLE_EQ(*a.lr, 5e-4);
+  EXPECT_EQ(a.device, "cuda:1");
+  EXPECT_EQ(a.workers, 0);
+  EXPECT_EQ(a.seed, 42u);
+  EXPECT_EQ(a.out, "/tmp/x");
+  EXPECT_EQ(a.data, "/d");
+  EXPECT_EQ(a.limit_train, 100);
+  EXPECT_EQ(a.limit_test, 50);
+  EXPECT_FALSE(a.normalize);
+}
+
+TEST(TrainArgs, EqualsSpellingAndLastWins) {
+  const auto a = et::parse_args(
+      {"--epochs=2", "--lr=0.01", "--device=cpu", "--epochs", "7", "--out=dir=with=equals"});
+  EXPECT_EQ(a.epochs, 7);
+  EXPECT_DOUBLE_EQ(*a.lr, 0.01);
+  EXPECT_EQ(a.device, "cpu");
+  EXPECT_EQ(a.out, "dir=with=equals");
+}
+
+TEST(TrainArgs, DeviceSpellings) {
+  for (const char* d : {"auto", "cpu", "cuda", "cuda:0", "cuda:7"}) {
+    EXPECT_EQ(et::parse_args({"--device", d}).device, d);
+  }
+  for (const char* d : {"gpu", "cuda:", "cuda:-1", "cuda:x", "cuda:1x", "CPU", "", "cpu:0 "}) {
+    const std::string msg = error_of({"--device", d});
+    EXPECT_NE(msg.find("--device"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::string("'") + d + "'"), std::string::npos) << msg;
+  }
+}
+
+TEST(TrainArgs, HelpStopsParsing) {
+  EXPECT_TRUE(et::parse_args({"--help"}).help);
+  EXPECT_TRUE(et::parse_args({"--epochs", "2", "-h", "--bogus"}).help);
+}
+
+TEST(TrainArgs, UnknownFlag) {
+  EXPECT_NE(error_of({"--epoch", "3"}).find("unknown argument '--epoch'"), std::string::npos);
+  EXPECT_NE(error_of({"mlp"}).find("unknown argument 'mlp'"), std::string::npos);
+  EXPECT_NE(error_of({"--bogus=1"}).find("unknown argument '--bogus=1'"), std::string::npos);
+}
+
+TEST(TrainArgs, MissingValue) {
+  EXPECT_EQ(error_of({"--epochs"}), "--epochs: missing value");
+  EXPECT_EQ(error_of({"--model", "cnn", "--out"}), "--out: missing value");
+}
+
+TEST(TrainArgs, BadNumbers) {
+  EXPECT_EQ(error_of({"--epochs", "ten"}), "--epochs: expected an integer, got 'ten'");
+  EXPECT_EQ(error_of({"--epochs", "3.5"}), "--epochs: expected an integer, got '3.5'");
+  EXPECT_EQ(error_of({"--epochs", ""}), "--epochs: expected an integer, got ''");
+  EXPECT_EQ(error_of({"--epochs", "0"}), "--epochs: must be at least 1, got 0");
+  EXPECT_EQ(error_of({"--batch-size", "-4"}), "--batch-size: must be at least 1, got -4");
+  EXPECT_EQ(error_of({"--workers", "-1"}), "--workers: must be at least 0, got -1");
+  EXPECT_EQ(error_of({"--seed", "-1"}), "--seed: expected an integer, got '-1'");
+  EXPECT_EQ(error_of({"--epochs", "99999999999999999999"}),
+            "--epochs: '99999999999999999999' is out of range");
+  EXPECT_EQ(error_of({"--lr", "fast"}), "--lr: expected a number, got 'fast'");
+  EXPECT_EQ(error_of({"--lr", "0"}), "--lr: must be a positive finite number, got 0");
+  EXPECT_EQ(error_of({"--lr", "-0.1"}), "--lr: must be a positive finite number, got -0.1");
+  EXPECT_EQ(error_of({"--lr", "inf"}), "--lr: must be a positive finite number, got inf");
+  EXPECT_EQ(error_of({"--lr", "nan"}), "--lr: must be a positive finite number, got nan");
+  EXPECT_EQ(error_of({"--lr", "1e-3x"}), "--lr: expected a number, got '1e-3x'");
+  EXPECT_EQ(error_of({"--limit-train", "0"}), "--limit-train: must be at least 1, got 0");
+}
+
+TEST(TrainArgs, BadModelAndEmptyPaths) {
+  EXPECT_EQ(error_of({"--model", "resnet"}), "--model: expected mlp or cnn, got 'resnet'");
+  EXPECT_EQ(error_of({"--out", ""}), "--out: expected a directory, got an empty string");
+  EXPECT_EQ(error_of({"--data="}), "--data: expected a directory, got an empty string");
+}
+
+TEST(TrainArgs, ArgvOverloadSkipsProgramName) {
+  const char* argv[] = {"ember-train", "--model", "cnn", "--epochs", "1"};
+  const auto a = et::parse_args(5, argv);
+  EXPECT_EQ(a.model, "cnn");
+  EXPECT_EQ(a.epochs, 1);
+}
+
+TEST(TrainArgs, UsageListsEveryFlagAndTheDefaults) {
+  const std::string u = et::usage();
+  for (const char* flag : {"--model", "--epochs", "--batch-size", "--lr", "--device", "--workers",
+                           "--seed", "--out", "--data", "--no-normalize", "--help"}) {
+    EXPECT_NE(u.find(flag), std::string::npos) << flag;
+  }
+  const auto mlp = et::model_defaults("mlp"), cnn = et::model_defaults("cnn");
+  EXPECT_NE(u.find("mlp " + std::to_string(mlp.epochs) + ", cnn " + std::to_string(cnn.epochs)),
+            std::string::npos)
+      << u;
+  EXPECT_EQ(u.rfind("Usage: ember-train", 0), 0u);
+}

@@ -1,0 +1,185 @@
+// ember-train end to end on a small subset of Fashion-MNIST: exit status, console output, and the
+// three output files; bad command lines give the usage and a non-zero status, never a crash.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+#include "ember/serialize_module.h"
+#include "ember_train/models.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(EMBER_TRAIN_EXE) + " " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string l; std::getline(ss, l);) out.push_back(l);
+  return out;
+}
+
+bool has_dataset() {
+  return fs::exists(fs::path(ember::data::datasets::FashionMNIST::kDefaultRoot) /
+                    "t10k-labels-idx1-ubyte.gz");
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("ember_train_e2e_" + name);
+  fs::remove_all(d);
+  return d;
+}
+
+}  // namespace
+
+TEST(TrainE2E, MlpTwoEpochsOnASubset) {
+  if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
+  const fs::path out = fresh_dir("mlp");
+  const Result r =
+      run("--model mlp --epochs 2 --batch-size 32 --device cpu --workers 1 "
+          "--limit-train 640 --limit-test 200 --seed 3 --out " +
+          out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Using device: cpu ("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" threads)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("640 training and 200 test images"), std::string::npos) << r.output;
+  // Not a terminal: plain progress lines, no carriage returns.
+  EXPECT_EQ(r.output.find('\r'), std::string::npos);
+  EXPECT_NE(r.output.find("epoch 1/2  20/20 batches  loss "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("epoch 2/2  train loss "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("test accuracy "), std::string::npos) << r.output;
+
+  // metrics.csv: header and one row per epoch with sane values.
+  const auto csv = lines(read_file(out / "metrics.csv"));
+  ASSERT_EQ(csv.size(), 3u);
+  EXPECT_EQ(csv[0], "epoch,train_loss,test_loss,test_accuracy,seconds");
+  for (int e = 1; e <= 2; ++e) {
+    int epoch = 0;
+    double train_loss = -1, test_loss = -1, acc = -1, secs = -1;
+    ASSERT_EQ(std::sscanf(csv[e].c_str(), "%d,%lf,%lf,%lf,%lf", &epoch, &train_loss, &test_loss,
+                          &acc, &secs),
+              5)
+        << csv[e];
+    EXPECT_EQ(epoch, e);
+    EXPECT_GT(train_loss, 0);
+    EXPECT_LT(train_loss, 2.31);  // below chance level (ln 10) after an epoch
+    EXPECT_GT(test_loss, 0);
+    EXPECT_GT(acc, 0.3);  // well above chance (0.1) even on 640 images
+    EXPECT_LE(acc, 1.0);
+    EXPECT_GT(secs, 0);
+  }
+
+  // metrics.svg: a complete SVG with both panels.
+  const std::string svg = read_file(out / "metrics.svg");
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_NE(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_NE(svg.find(">train loss<"), std::string::npos);
+  EXPECT_NE(svg.find(">test accuracy<"), std::string::npos);
+
+  // model.safetensors: loads into a fresh MLP, whose accuracy on the same test images matches
+  // the last epoch's.
+  EXPECT_EQ(ember::load_metadata((out / "model.safetensors").string()).at("model"), "mlp");
+  auto model = ember::train::make_mlp();
+  ember::load(model, (out / "model.safetensors").string());
+  ember::data::datasets::FashionMNIST test(ember::data::datasets::FashionMNIST::kDefaultRoot,
+                                           false);
+  test.normalize();
+  ember::NoGradGuard no_grad;
+  model->eval();
+  auto logits = model->forward(test.images().slice(0, 0, 200));
+  const double acc =
+      (logits.argmax(1) == test.targets().slice(0, 0, 200)).sum().item<int64_t>() / 200.0;
+  double last_acc = 0;
+  std::sscanf(csv[2].c_str(), "%*d,%*f,%*f,%lf", &last_acc);
+  EXPECT_NEAR(acc, last_acc, 1e-6);
+  EXPECT_FALSE(fs::exists(out / "metrics.csv.tmp"));
+  fs::remove_all(out);
+}
+
+TEST(TrainE2E, CnnOneEpochOnATinySubset) {
+  if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
+  const fs::path out = fresh_dir("cnn");
+  const Result r =
+      run("--model cnn --epochs 1 --device cpu --workers 0 --limit-train 128 "
+          "--limit-test 64 --out " +
+          out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Model cnn (421642 parameters)"), std::string::npos) << r.output;
+  EXPECT_EQ(lines(read_file(out / "metrics.csv")).size(), 2u);
+  const auto tensors = ember::load((out / "model.safetensors").string());
+  EXPECT_EQ(tensors.at("conv1.weight").sizes().vec(), (std::vector<int64_t>{32, 1, 3, 3}));
+  EXPECT_EQ(tensors.at("fc2.weight").sizes().vec(), (std::vector<int64_t>{10, 128}));
+  EXPECT_TRUE(fs::exists(out / "metrics.svg"));
+  fs::remove_all(out);
+}
+
+TEST(TrainE2E, HelpPrintsUsageAndSucceeds) {
+  const Result r = run("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.output.rfind("Usage: ember-train", 0), 0u) << r.output;
+}
+
+TEST(TrainE2E, BadCommandLinesPrintUsageAndExitTwo) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--bogus", "unknown argument '--bogus'"},
+      {"--model transformer", "--model: expected mlp or cnn, got 'transformer'"},
+      {"--epochs -3", "--epochs: must be at least 1, got -3"},
+      {"--epochs", "--epochs: missing value"},
+      {"--lr abc", "--lr: expected a number, got 'abc'"},
+      {"--batch-size 0", "--batch-size: must be at least 1, got 0"},
+      {"--device tpu", "--device: expected auto, cpu, cuda or cuda:<index>, got 'tpu'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Result r = run(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("ember-train: error: " + message), std::string::npos) << args << "\n"
+                                                                                  << r.output;
+    EXPECT_NE(r.output.find("Usage: ember-train"), std::string::npos) << args;
+  }
+}
+
+TEST(TrainE2E, RuntimeErrorsExitOneWithAMessage) {
+  const fs::path out = fresh_dir("errors");
+  // A dataset directory without the files.
+  Result r = run("--data /nonexistent-fashion --device cpu --out " + out.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("ember-train: error: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/nonexistent-fashion"), std::string::npos) << r.output;
+  // A CUDA device that is not there (no GPU, or an ordinal out of range).
+  r = run("--device cuda:64 --limit-train 10 --limit-test 10 --out " + out.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cuda:64"), std::string::npos) << r.output;
+  fs::remove_all(out);
+}
