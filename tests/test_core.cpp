@@ -89,6 +89,8 @@ TEST(Factory, ShapesDtypesValues) {
   EXPECT_EQ(full({2}, true).dtype(), kBool);
   EXPECT_EQ(arange(5).dtype(), kLong);
   EXPECT_EQ(arange(0.0, 1.0, 0.25).numel(), 4);
+  EXPECT_EQ(arange(10, 0, -3).numel(), 4);
+  EXPECT_EQ(arange(int64_t(1) << 60, (int64_t(1) << 60) + 5).numel(), 5);
   auto r = TorchOracle::instance().run(
       "a = torch.arange(-3, 10, 2); b = torch.arange(0., 1., 0.1); c = torch.linspace(-1, 1, 7); "
       "d = torch.eye(3, 4); e = torch.eye(2, dtype=torch.float64)",

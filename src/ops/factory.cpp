@@ -118,7 +118,13 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
               ", end=", e, ", step=", st, ")");
   bool floating = start.isFloatingPoint() || end.isFloatingPoint() || step.isFloatingPoint();
   ScalarType dt = o.has_dtype() ? o.dtype() : (floating ? get_default_dtype() : kLong);
-  int64_t n = static_cast<int64_t>(std::ceil((e - s) / st));
+  int64_t n;
+  if (floating) {
+    n = static_cast<int64_t>(std::ceil((e - s) / st));
+  } else {  // exact for integers beyond 2^53
+    int64_t is = start.toLong(), ie = end.toLong(), ist = step.toLong();
+    n = (ie - is + ist + (ist > 0 ? -1 : 1)) / ist;
+  }
   Tensor t = make_empty({n}, dt, target_device(o));
   backend_for(t).arange(t, s, st);
   return finish(t, o);
