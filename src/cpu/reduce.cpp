@@ -13,6 +13,7 @@
 
 #include "core/dispatch.h"
 #include "core/functors.h"
+#include "core/reduce_plan.h"
 #include "core/tensor_factory.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
@@ -20,65 +21,8 @@
 namespace ember::cpu {
 namespace {
 
-constexpr int kMaxDims = 16;
+constexpr int kMaxDims = kReduceMaxDims;
 constexpr int64_t kTile = 2048;  // outputs per column-path task (buffers stay in L1/L2)
-
-struct ReduceLayout {
-  int nk = 0, nr = 0;
-  int64_t ksize[kMaxDims], kin[kMaxDims], kout[kMaxDims];  // strides in elements
-  int64_t rsize[kMaxDims], rin[kMaxDims];
-  int64_t K = 1, R = 1;
-};
-
-ReduceLayout make_reduce_layout(const Tensor& out, const Tensor& in) {
-  ReduceLayout L;
-  const int64_t nd = in.dim();
-  EMBER_CHECK(nd <= kMaxDims, ValueError, "reductions support at most ", kMaxDims, " dims");
-  EMBER_CHECK(out.dim() == nd, ValueError, "reduce: output rank ", out.dim(),
-              " differs from input rank ", nd);
-  struct RDim {
-    int64_t size, stride;
-  };
-  RDim red[kMaxDims];
-  int nred = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    const int64_t s = in.size(d);
-    if (s == 1) continue;
-    if (out.size(d) == 1) {
-      red[nred++] = {s, in.stride(d)};
-      continue;
-    }
-    EMBER_CHECK(out.size(d) == s, ValueError, "reduce: output shape ", out.sizes(),
-                " does not match input shape ", in.sizes());
-    const int64_t is = in.stride(d), os = out.stride(d);
-    if (L.nk > 0 && L.kin[L.nk - 1] == is * s && L.kout[L.nk - 1] == os * s) {
-      L.ksize[L.nk - 1] *= s;
-      L.kin[L.nk - 1] = is;
-      L.kout[L.nk - 1] = os;
-    } else {
-      L.ksize[L.nk] = s;
-      L.kin[L.nk] = is;
-      L.kout[L.nk] = os;
-      ++L.nk;
-    }
-  }
-  // Reduced dims in any order give the same result: put the smallest stride innermost.
-  std::stable_sort(red, red + nred,
-                   [](const RDim& a, const RDim& b) { return a.stride > b.stride; });
-  for (int i = 0; i < nred; ++i) {
-    if (L.nr > 0 && L.rin[L.nr - 1] == red[i].stride * red[i].size) {
-      L.rsize[L.nr - 1] *= red[i].size;
-      L.rin[L.nr - 1] = red[i].stride;
-    } else {
-      L.rsize[L.nr] = red[i].size;
-      L.rin[L.nr] = red[i].stride;
-      ++L.nr;
-    }
-  }
-  for (int i = 0; i < L.nk; ++i) L.K *= L.ksize[i];
-  for (int i = 0; i < L.nr; ++i) L.R *= L.rsize[i];
-  return L;
-}
 
 // Odometer over a group of dims, tracking one or two element offsets.
 struct DimIter {
@@ -118,16 +62,9 @@ struct DimIter {
 template <typename Op, typename in_t, typename acc, typename out_t>
 struct Reducer {
   static constexpr bool kIsSum = std::is_same_v<Op, SumReduce>;
-  static constexpr bool kLogical = std::is_same_v<Op, AnyReduce> || std::is_same_v<Op, AllReduce>;
   using outer = std::conditional_t<kIsSum && std::is_same_v<acc, float>, double, acc>;
 
-  static acc load(in_t x) {
-    if constexpr (kLogical) {
-      return static_cast<bool>(static_cast<acc_t<in_t>>(x));
-    } else {
-      return static_cast<acc>(static_cast<acc_t<in_t>>(x));
-    }
-  }
+  static acc load(in_t x) { return reduce_load<Op, acc>(x); }
   template <typename T>
   static T identity() {
     return Op::template identity<T>();
@@ -142,13 +79,7 @@ struct Reducer {
       return static_cast<T>(Op()(a, b));
     }
   }
-  static out_t store(outer v) {
-    if constexpr (std::is_same_v<out_t, Half> || std::is_same_v<out_t, BFloat16>) {
-      return out_t(static_cast<float>(v));
-    } else {
-      return static_cast<out_t>(v);
-    }
-  }
+  static out_t store(outer v) { return reduce_store<out_t>(v); }
 
   // Sum of n elements at stride s: pairwise above a block, 8 independent lanes inside it.
   static acc sum_run(const in_t* x, int64_t n, int64_t s) {
@@ -376,48 +307,18 @@ void reduce_kernel(const Tensor& out, const Tensor& in) {
   }
 }
 
-template <typename Op, typename in_t>
-void reduce_dispatch_out(const Tensor& out, const Tensor& in, const char* name) {
-  const ScalarType ot = out.dtype(), it = in.dtype();
-  constexpr bool logical = std::is_same_v<Op, AnyReduce> || std::is_same_v<Op, AllReduce>;
-  constexpr bool widen = std::is_same_v<Op, SumReduce> || std::is_same_v<Op, ProdReduce>;
-  if constexpr (logical) {
-    if (ot == kBool) return reduce_kernel<Op, in_t, bool, bool>(out, in);
-    if (ot == it) return reduce_kernel<Op, in_t, bool, in_t>(out, in);
-  } else {
-    // bool sums and products widen to int64 (the front ends always ask for that).
-    if constexpr (!(widen && std::is_same_v<in_t, bool>)) {
-      if (ot == it) return reduce_kernel<Op, in_t, acc_t<in_t>, in_t>(out, in);
-    }
-    if constexpr (widen && (std::is_integral_v<in_t>)) {
-      if (ot == kLong) return reduce_kernel<Op, in_t, int64_t, int64_t>(out, in);
-    }
+struct ReduceKernel {
+  template <typename Op, typename in_t, typename acc, typename out_t>
+  static void run(const Tensor& out, const Tensor& in) {
+    reduce_kernel<Op, in_t, acc, out_t>(out, in);
   }
-  throw TypeError(detail::str_cat(name, ": cannot reduce dtype ", to_string(it),
-                                  " into an output of dtype ", to_string(ot)));
-}
+};
 
 }  // namespace
 
 void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
-  EMBER_DISPATCH_ALL(in.dtype(), "reduce", [&] {
-    switch (op) {
-      case ReduceOp::Sum:
-        return reduce_dispatch_out<SumReduce, scalar_t>(out, in, "sum");
-      case ReduceOp::Prod:
-        return reduce_dispatch_out<ProdReduce, scalar_t>(out, in, "prod");
-      case ReduceOp::Max:
-        return reduce_dispatch_out<MaxReduce, scalar_t>(out, in, "max");
-      case ReduceOp::Min:
-        return reduce_dispatch_out<MinReduce, scalar_t>(out, in, "min");
-      case ReduceOp::Any:
-        return reduce_dispatch_out<AnyReduce, scalar_t>(out, in, "any");
-      case ReduceOp::All:
-        return reduce_dispatch_out<AllReduce, scalar_t>(out, in, "all");
-      default:
-        throw NotImplementedError("unknown reduce op");
-    }
-  });
+  EMBER_DISPATCH_ALL(in.dtype(), "reduce",
+                     [&] { reduce_dispatch_op<ReduceKernel, scalar_t>(op, out, in); });
 }
 
 namespace {
@@ -425,9 +326,8 @@ namespace {
 template <typename in_t>
 void arg_reduce_kernel(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in,
                        int64_t dim) {
-  using T = acc_t<in_t>;
   const int64_t D = in.size(dim);
-  const int64_t sd = in.stride(dim);
+  const int64_t sd = in.stride(dim) * static_cast<int64_t>(sizeof(in_t));  // bytes
   DimVector sizes(in.sizes());
   sizes[dim] = 1;
   // `in` seen with one element along `dim`: the loop visits each output once, then scans `dim`.
@@ -437,24 +337,9 @@ void arg_reduce_kernel(bool is_max, const Tensor& values, const Tensor& indices,
       {&values, &indices, &in1},
       [&](char** ptr, const int64_t* s, int64_t n) {
         for (int64_t i = 0; i < n; ++i) {
-          const in_t* p = reinterpret_cast<const in_t*>(ptr[2] + i * s[2]);
-          T best = static_cast<T>(p[0]);
-          int64_t bi = 0;
-          if (!fn::isnan_(best)) {
-            for (int64_t d = 1; d < D; ++d) {
-              const T v = static_cast<T>(p[d * sd]);
-              if (fn::isnan_(v)) {  // the first NaN wins, as in PyTorch
-                best = v;
-                bi = d;
-                break;
-              }
-              if (is_max ? v > best : v < best) {
-                best = v;
-                bi = d;
-              }
-            }
-          }
-          *reinterpret_cast<in_t*>(ptr[0] + i * s[0]) = p[bi * sd];
+          const char* x = ptr[2] + i * s[2];
+          const int64_t bi = arg_reduce_scan<in_t>(x, D, sd, is_max);
+          *reinterpret_cast<in_t*>(ptr[0] + i * s[0]) = *reinterpret_cast<const in_t*>(x + bi * sd);
           *reinterpret_cast<int64_t*>(ptr[1] + i * s[1]) = bi;
         }
       },

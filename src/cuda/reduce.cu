@@ -1,75 +1,17 @@
 // Reduction family on CUDA: Sum/Prod/Max/Min/Any/All over any set of dims, and arg max/min.
-// Kept dims and reduced dims are coalesced on the host (as on the CPU). Each output is reduced
-// by one block (threads stride over the reduced elements, then a shared-memory tree) when the
-// reduction is long, or by one thread when it is short.
+// Kept dims and reduced dims are coalesced on the host by core/reduce_plan.h (shared with the CPU).
+// Each output is reduced by one block (threads stride over the reduced elements, then a
+// shared-memory tree) when the reduction is long, or by one thread when it is short.
 #include <algorithm>
 
 #include "core/functors.h"
+#include "core/reduce_plan.h"
 #include "core/tensor_factory.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 
 namespace ember::cuda {
 namespace {
-
-struct ReduceLayout {
-  int nk = 0, nr = 0;
-  int64_t ksize[kMaxDims], kin[kMaxDims], kout[kMaxDims];  // strides in elements
-  int64_t rsize[kMaxDims], rin[kMaxDims];
-  int64_t K = 1, R = 1;
-};
-
-ReduceLayout make_reduce_layout(const Tensor& out, const Tensor& in) {
-  ReduceLayout L;
-  const int64_t nd = in.dim();
-  EMBER_CHECK(nd <= kMaxDims, ValueError, "reductions support at most ", kMaxDims, " dims");
-  EMBER_CHECK(out.dim() == nd, ValueError, "reduce: output rank ", out.dim(),
-              " differs from input rank ", nd);
-  struct RDim {
-    int64_t size, stride;
-  };
-  RDim red[kMaxDims];
-  int nred = 0;
-  for (int64_t d = 0; d < nd; ++d) {
-    const int64_t s = in.size(d);
-    if (s == 0) L.R = 0;
-    if (s == 1) continue;
-    if (out.size(d) == 1) {
-      red[nred++] = {s, in.stride(d)};
-      continue;
-    }
-    EMBER_CHECK(out.size(d) == s, ValueError, "reduce: output shape ", out.sizes(),
-                " does not match input shape ", in.sizes());
-    const int64_t is = in.stride(d), os = out.stride(d);
-    if (L.nk > 0 && L.kin[L.nk - 1] == is * s && L.kout[L.nk - 1] == os * s) {
-      L.ksize[L.nk - 1] *= s;
-      L.kin[L.nk - 1] = is;
-      L.kout[L.nk - 1] = os;
-    } else {
-      L.ksize[L.nk] = s;
-      L.kin[L.nk] = is;
-      L.kout[L.nk] = os;
-      ++L.nk;
-    }
-  }
-  std::stable_sort(red, red + nred,
-                   [](const RDim& a, const RDim& b) { return a.stride > b.stride; });
-  for (int i = 0; i < nred; ++i) {
-    if (L.nr > 0 && L.rin[L.nr - 1] == red[i].stride * red[i].size) {
-      L.rsize[L.nr - 1] *= red[i].size;
-      L.rin[L.nr - 1] = red[i].stride;
-    } else {
-      L.rsize[L.nr] = red[i].size;
-      L.rin[L.nr] = red[i].stride;
-      ++L.nr;
-    }
-  }
-  for (int i = 0; i < L.nk; ++i) L.K *= L.ksize[i];
-  if (L.R != 0) {
-    for (int i = 0; i < L.nr; ++i) L.R *= L.rsize[i];
-  }
-  return L;
-}
 
 __device__ __forceinline__ void kept_offsets(const ReduceLayout& L, int64_t k, int64_t& in_off,
                                              int64_t& out_off) {
@@ -93,22 +35,9 @@ __device__ __forceinline__ int64_t reduced_offset(const ReduceLayout& L, int64_t
 
 template <typename Op, typename in_t, typename acc, typename out_t>
 struct Reducer {
-  static constexpr bool kLogical = std::is_same_v<Op, AnyReduce> || std::is_same_v<Op, AllReduce>;
-  static __device__ acc load(in_t x) {
-    if constexpr (kLogical) {
-      return static_cast<bool>(static_cast<acc_t<in_t>>(x));
-    } else {
-      return static_cast<acc>(static_cast<acc_t<in_t>>(x));
-    }
-  }
+  static __device__ acc load(in_t x) { return reduce_load<Op, acc>(x); }
   static __device__ acc combine(acc a, acc b) { return static_cast<acc>(Op()(a, b)); }
-  static __device__ out_t store(acc v) {
-    if constexpr (std::is_same_v<out_t, Half> || std::is_same_v<out_t, BFloat16>) {
-      return out_t(static_cast<float>(v));
-    } else {
-      return static_cast<out_t>(v);
-    }
-  }
+  static __device__ out_t store(acc v) { return reduce_store<out_t>(v); }
 };
 
 template <typename Op, typename in_t, typename acc, typename out_t>
@@ -167,45 +96,12 @@ void reduce_kernel(const Tensor& out, const Tensor& in) {
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
 
-template <typename Op, typename in_t>
-void reduce_dispatch_out(const Tensor& out, const Tensor& in, const char* name) {
-  const ScalarType ot = out.dtype(), it = in.dtype();
-  constexpr bool logical = std::is_same_v<Op, AnyReduce> || std::is_same_v<Op, AllReduce>;
-  constexpr bool widen = std::is_same_v<Op, SumReduce> || std::is_same_v<Op, ProdReduce>;
-  if constexpr (logical) {
-    if (ot == kBool) return reduce_kernel<Op, in_t, bool, bool>(out, in);
-    if (ot == it) return reduce_kernel<Op, in_t, bool, in_t>(out, in);
-  } else {
-    if constexpr (!(widen && std::is_same_v<in_t, bool>)) {
-      if (ot == it) return reduce_kernel<Op, in_t, acc_t<in_t>, in_t>(out, in);
-    }
-    if constexpr (widen && std::is_integral_v<in_t>) {
-      if (ot == kLong) return reduce_kernel<Op, in_t, int64_t, int64_t>(out, in);
-    }
+struct ReduceKernel {
+  template <typename Op, typename in_t, typename acc, typename out_t>
+  static void run(const Tensor& out, const Tensor& in) {
+    reduce_kernel<Op, in_t, acc, out_t>(out, in);
   }
-  throw TypeError(::ember::detail::str_cat(name, ": cannot reduce dtype ", to_string(it),
-                                           " into an output of dtype ", to_string(ot)));
-}
-
-template <typename in_t>
-void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in) {
-  switch (op) {
-    case ReduceOp::Sum:
-      return reduce_dispatch_out<SumReduce, in_t>(out, in, "sum");
-    case ReduceOp::Prod:
-      return reduce_dispatch_out<ProdReduce, in_t>(out, in, "prod");
-    case ReduceOp::Max:
-      return reduce_dispatch_out<MaxReduce, in_t>(out, in, "max");
-    case ReduceOp::Min:
-      return reduce_dispatch_out<MinReduce, in_t>(out, in, "min");
-    case ReduceOp::Any:
-      return reduce_dispatch_out<AnyReduce, in_t>(out, in, "any");
-    case ReduceOp::All:
-      return reduce_dispatch_out<AllReduce, in_t>(out, in, "all");
-    default:
-      throw NotImplementedError("unknown reduce op");
-  }
-}
+};
 
 // values/indices/in1 share in's shape with one element along the scanned dim.
 template <typename in_t>
@@ -213,24 +109,8 @@ struct ArgFn {
   bool is_max;
   int64_t D, sd;  // length and byte stride of the scanned dim
   __device__ void operator()(char** p, int64_t) const {
-    using T = acc_t<in_t>;
     const char* x = p[2];
-    T best = static_cast<T>(*reinterpret_cast<const in_t*>(x));
-    int64_t bi = 0;
-    if (!fn::isnan_(best)) {
-      for (int64_t d = 1; d < D; ++d) {
-        const T v = static_cast<T>(*reinterpret_cast<const in_t*>(x + d * sd));
-        if (fn::isnan_(v)) {  // the first NaN wins, as in PyTorch
-          best = v;
-          bi = d;
-          break;
-        }
-        if (is_max ? v > best : v < best) {
-          best = v;
-          bi = d;
-        }
-      }
-    }
+    const int64_t bi = arg_reduce_scan<in_t>(x, D, sd, is_max);
     *reinterpret_cast<in_t*>(p[0]) = *reinterpret_cast<const in_t*>(x + bi * sd);
     *reinterpret_cast<int64_t*>(p[1]) = bi;
   }
@@ -240,7 +120,8 @@ struct ArgFn {
 
 void CudaBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in) {
   check_operands("reduce", {&out, &in});
-  EMBER_DISPATCH_ALL(in.dtype(), "reduce", [&] { reduce_typed<scalar_t>(op, out, in); });
+  EMBER_DISPATCH_ALL(in.dtype(), "reduce",
+                     [&] { reduce_dispatch_op<ReduceKernel, scalar_t>(op, out, in); });
 }
 
 void CudaBackend::arg_reduce(bool is_max, const Tensor& values, const Tensor& indices,
