@@ -67,7 +67,8 @@ struct Panel {
 // One panel: frame, grid, ticks and labels on both axes, one polyline with markers per series,
 // and a legend in the top-right corner.
 void draw_panel(std::ostringstream& os, const Panel& p, const std::string& title,
-                const std::string& y_label, int64_t epochs, const std::vector<Series>& series) {
+                const std::string& y_label, int64_t epochs, const std::vector<Series>& series,
+                bool legend_at_bottom) {
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& s : series) {
     for (double v : s.values) {
@@ -133,9 +134,12 @@ void draw_panel(std::ostringstream& os, const Panel& p, const std::string& title
          << num(py(s.values[i])) << "\" r=\"3\" fill=\"" << s.color << "\"/>\n";
     }
   }
-  // Legend.
-  const double lw = 120, lh = 8 + 20.0 * static_cast<double>(series.size());
-  const double gx = p.x + p.w - lw - 8, gy = p.y + 8;
+  // Legend, in the corner the curves leave free (losses fall, accuracy rises).
+  size_t longest = 0;
+  for (const auto& s : series) longest = std::max(longest, s.name.size());
+  const double lw = 48 + 7.0 * static_cast<double>(longest);
+  const double lh = 8 + 20.0 * static_cast<double>(series.size());
+  const double gx = p.x + p.w - lw - 8, gy = legend_at_bottom ? p.y + p.h - lh - 8 : p.y + 8;
   os << "<g class=\"legend\">\n<rect x=\"" << num(gx) << "\" y=\"" << num(gy) << "\" width=\""
      << num(lw) << "\" height=\"" << num(lh)
      << "\" fill=\"white\" fill-opacity=\"0.85\" stroke=\"#999\"/>\n";
@@ -217,8 +221,10 @@ std::string metrics_svg(const std::vector<EpochMetrics>& rows, const std::string
     acc.values.push_back(r.test_accuracy);
   }
   const auto epochs = static_cast<int64_t>(rows.size());
-  draw_panel(os, {80, 70, 340, 300}, "Loss", "cross-entropy loss", epochs, {train, test});
-  draw_panel(os, {580, 70, 340, 300}, "Test accuracy", "accuracy", epochs, {acc});
+  draw_panel(os, {80, 70, 340, 300}, "Loss", "cross-entropy loss", epochs, {train, test},
+             /*legend_at_bottom=*/false);
+  draw_panel(os, {580, 70, 340, 300}, "Test accuracy", "accuracy", epochs, {acc},
+             /*legend_at_bottom=*/true);
   os << "</svg>\n";
   return os.str();
 }
