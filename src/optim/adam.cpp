@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "ember/autograd.h"
 #include "ember/ops.h"
 #include "optim/adam_update.h"
 
@@ -72,22 +71,15 @@ std::unique_ptr<OptimizerOptions> AdamOptions::clone() const {
 }
 
 void AdamOptions::validate() const {
-  detail::validate_adam_options(lr(), std::get<0>(betas()), std::get<1>(betas()), eps(),
-                                weight_decay());
+  detail::validate_adam_options(*this);
 }
 
 OptionValues AdamOptions::values() const {
-  return {{"lr", lr()},   {"beta1", std::get<0>(betas())},  {"beta2", std::get<1>(betas())},
-          {"eps", eps()}, {"weight_decay", weight_decay()}, {"amsgrad", amsgrad() ? 1.0 : 0.0}};
+  return detail::adam_option_values(*this);
 }
 
 void AdamOptions::set_values(const std::map<std::string, double>& v) {
-  lr(detail::option_value(v, "lr", type_name()));
-  betas({detail::option_value(v, "beta1", type_name()),
-         detail::option_value(v, "beta2", type_name())});
-  eps(detail::option_value(v, "eps", type_name()));
-  weight_decay(detail::option_value(v, "weight_decay", type_name()));
-  amsgrad(detail::option_value(v, "amsgrad", type_name()) != 0);
+  detail::set_adam_option_values(*this, v);
 }
 
 std::unique_ptr<OptimizerParamState> AdamParamState::clone() const {
@@ -130,25 +122,7 @@ std::unique_ptr<OptimizerParamState> Adam::make_param_state() const {
 }
 
 Tensor Adam::step(LossClosure closure) {
-  Tensor loss;
-  if (closure) {
-    EnableGradGuard enable_grad;
-    loss = closure();
-  }
-  NoGradGuard no_grad;
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const AdamOptions&>(group.options());
-    for (auto& p : group.params()) {
-      const Tensor& grad = p.grad();
-      if (!grad.defined()) continue;
-      auto& slot = state_[p.unsafeGetTensorImpl()];
-      if (!slot) slot = std::make_unique<AdamParamState>();
-      detail::adam_update(p, grad, static_cast<AdamParamState&>(*slot), o.lr(),
-                          std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
-                          o.amsgrad(), /*decoupled=*/false);
-    }
-  }
-  return loss;
+  return detail::adam_step<AdamOptions>(param_groups_, state_, closure, /*decoupled=*/false);
 }
 
 }  // namespace ember::optim
