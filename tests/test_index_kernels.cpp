@@ -12,39 +12,13 @@
 #include "support/torch_oracle.h"
 
 using namespace ember;
+using ember::testing::contains;
+using ember::testing::error_of;
 using ember::testing::expect_close;
-using ember::testing::TorchOracle;
+using ember::testing::torch_run;
 namespace et = ember::testing;
 
 namespace {
-
-std::map<std::string, Tensor> torch_run(const std::string& py,
-                                        const std::map<std::string, Tensor>& in,
-                                        const std::vector<std::string>& out = {"y"}) {
-  return TorchOracle::instance().run(py, in, out);
-}
-
-template <typename E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-Tensor input(std::vector<int64_t> shape, ScalarType dtype, uint64_t seed) {
-  et::InputSpec spec;
-  spec.shape = shape;
-  spec.dtype = dtype;
-  spec.domain = is_floating_point(dtype) ? et::Domain::Normal : et::Domain::SmallInt;
-  return et::make_input(spec, seed);
-}
 
 Tensor indices(std::vector<int64_t> shape, int64_t high, uint64_t seed) {
   et::InputSpec spec{shape, kLong, et::Domain::Index, high};
@@ -61,7 +35,7 @@ Backend& be() {
 
 TEST(IndexSelectKernel, EveryDimLayoutAndDtype) {
   for (ScalarType dt : kDtypes) {
-    Tensor x = input({5, 6, 4}, dt, 1);
+    Tensor x = et::make_input({5, 6, 4}, dt, 1);
     for (int64_t d = 0; d < 3; ++d) {
       Tensor idx = indices({7}, x.size(d), 10 + d);  // repeats included
       auto r =
@@ -81,7 +55,7 @@ TEST(IndexSelectKernel, EveryDimLayoutAndDtype) {
 
 TEST(IndexSelectKernel, EmbeddingLookupShape) {
   // A large table read by many indices: the contiguous-row fast path, threaded.
-  Tensor table = input({1000, 64}, kFloat, 2);
+  Tensor table = et::make_input({1000, 64}, kFloat, 2);
   Tensor idx = indices({5000}, 1000, 3);
   Tensor out = empty({5000, 64});
   be().index_select(out, table, 0, idx);
@@ -92,10 +66,10 @@ TEST(IndexSelectKernel, EmbeddingLookupShape) {
 TEST(IndexAddKernel, RepeatedIndicesAccumulate) {
   for (ScalarType dt : {kFloat, kDouble, kLong, kBFloat16}) {
     for (int64_t d = 0; d < 2; ++d) {
-      Tensor base = input({5, 6}, dt, 20 + d);
+      Tensor base = et::make_input({5, 6}, dt, 20 + d);
       DimVector sshape(base.sizes());
       sshape[d] = 9;
-      Tensor src = input(sshape.ref().vec(), dt, 30 + d);
+      Tensor src = et::make_input(sshape.ref().vec(), dt, 30 + d);
       Tensor idx = indices({9}, base.size(d), 40 + d);
       auto r = torch_run("y = b.index_add(" + std::to_string(d) + ", i, s)",
                          {{"b", base}, {"i", idx}, {"s", src}});
@@ -112,7 +86,7 @@ TEST(IndexAddKernel, RepeatedIndicesAccumulate) {
 
 TEST(GatherKernel, EveryDimAndSmallerIndex) {
   for (ScalarType dt : kDtypes) {
-    Tensor x = input({4, 5, 6}, dt, 50);
+    Tensor x = et::make_input({4, 5, 6}, dt, 50);
     for (int64_t d = 0; d < 3; ++d) {
       // The index may be smaller than the input outside `d`, and longer along `d`.
       std::vector<int64_t> ishape = {3, 4, 5};
@@ -135,8 +109,9 @@ TEST(GatherKernel, EveryDimAndSmallerIndex) {
 TEST(ScatterAddKernel, CollisionsAccumulate) {
   for (ScalarType dt : {kFloat, kDouble, kLong}) {
     for (int64_t d = 0; d < 2; ++d) {
-      Tensor base = input({4, 5}, dt, 70 + d);
-      Tensor src = input({6, 7}, dt, 80 + d);  // larger than index: only its leading part is read
+      Tensor base = et::make_input({4, 5}, dt, 70 + d);
+      Tensor src =
+          et::make_input({6, 7}, dt, 80 + d);  // larger than index: only its leading part is read
       std::vector<int64_t> ishape = {3, 4};
       ishape[d] = 6;
       Tensor idx = indices(ishape, base.size(d), 90 + d);

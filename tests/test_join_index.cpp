@@ -7,35 +7,15 @@
 #include "ember/autograd.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
+#include "support/test_util.h"
 #include "support/torch_oracle.h"
 
 using namespace ember;
+using ember::testing::contains;
+using ember::testing::error_of;
 using ember::testing::expect_close;
+using ember::testing::torch_run;
 using ember::testing::TorchOracle;
-
-namespace {
-
-std::map<std::string, Tensor> torch_run(const std::string& py,
-                                        const std::map<std::string, Tensor>& in,
-                                        const std::vector<std::string>& out = {"y"}) {
-  return TorchOracle::instance().run(py, in, out);
-}
-
-template <typename E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-}  // namespace
 
 TEST(Cat, ValuesAlongEachDim) {
   Tensor a = randn({2, 3, 4}), b = randn({2, 1, 4}), c = randn({2, 5, 4});

@@ -15,39 +15,13 @@
 #include "support/torch_oracle.h"
 
 using namespace ember;
+using ember::testing::contains;
+using ember::testing::error_of;
 using ember::testing::expect_close;
-using ember::testing::TorchOracle;
+using ember::testing::torch_run;
 namespace et = ember::testing;
 
 namespace {
-
-std::map<std::string, Tensor> torch_run(const std::string& py,
-                                        const std::map<std::string, Tensor>& in,
-                                        const std::vector<std::string>& out = {"y"}) {
-  return TorchOracle::instance().run(py, in, out);
-}
-
-template <typename E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-Tensor input(std::vector<int64_t> shape, ScalarType dtype, uint64_t seed) {
-  et::InputSpec spec;
-  spec.shape = shape;
-  spec.dtype = dtype;
-  spec.domain = is_floating_point(dtype) ? et::Domain::Normal : et::Domain::SmallInt;
-  return et::make_input(spec, seed);
-}
 
 // A matrix with the given values stored column-major (a transposed view).
 Tensor col_major(const Tensor& m) {
@@ -69,7 +43,7 @@ double tol_for(ScalarType t) {
 
 TEST(Mm, LayoutsAndDtypes) {
   for (ScalarType dt : {kFloat, kDouble, kLong, kInt, kBFloat16}) {
-    Tensor a = input({7, 5}, dt, 1), b = input({5, 6}, dt, 2);
+    Tensor a = et::make_input({7, 5}, dt, 1), b = et::make_input({5, 6}, dt, 2);
     auto r = torch_run("y = a @ b", {{"a", a}, {"b", b}});
     const double tol = tol_for(dt);
     std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> forms = {
@@ -87,12 +61,12 @@ TEST(Mm, LayoutsAndDtypes) {
 
 TEST(Mm, HalfAccumulatesInFloat) {
   // PyTorch 1.13 has no CPU half matmul: compare with float32 rounded once.
-  Tensor a = input({9, 33}, kHalf, 3), b = input({33, 4}, kHalf, 4);
+  Tensor a = et::make_input({9, 33}, kHalf, 3), b = et::make_input({33, 4}, kHalf, 4);
   expect_close(mm(a, b), mm(a.to(kFloat), b.to(kFloat)).to(kHalf), 1e-3, 1e-3);
 }
 
 TEST(Mm, LargeAndEmpty) {
-  Tensor a = input({300, 200}, kFloat, 5), b = input({200, 250}, kFloat, 6);
+  Tensor a = et::make_input({300, 200}, kFloat, 5), b = et::make_input({200, 250}, kFloat, 6);
   auto r = torch_run("y = a @ b; z = a.t() @ a", {{"a", a}, {"b", b}}, {"y", "z"});
   expect_close(mm(a, b), r.at("y"), 1e-4, 1e-4);
   expect_close(mm(a.t(), a), r.at("z"), 1e-4, 1e-4);
@@ -103,8 +77,8 @@ TEST(Mm, LargeAndEmpty) {
 
 TEST(Mm, OutputLayoutsInTheBackend) {
   // The backend writes into column-major and strided outputs, and honours alpha and beta.
-  Tensor a = input({4, 3}, kDouble, 7), b = input({3, 5}, kDouble, 8),
-         c = input({4, 5}, kDouble, 9);
+  Tensor a = et::make_input({4, 3}, kDouble, 7), b = et::make_input({3, 5}, kDouble, 8),
+         c = et::make_input({4, 5}, kDouble, 9);
   auto r = torch_run("y = 0.5 * c + 2.0 * (a @ b)", {{"a", a}, {"b", b}, {"c", c}});
   for (auto make : {col_major, strided}) {
     Tensor out = make(c);
@@ -116,7 +90,7 @@ TEST(Mm, OutputLayoutsInTheBackend) {
 
 TEST(Bmm, BatchesAndTransposedBatches) {
   for (ScalarType dt : {kFloat, kDouble, kLong}) {
-    Tensor a = input({4, 3, 5}, dt, 10), b = input({4, 5, 2}, dt, 11);
+    Tensor a = et::make_input({4, 3, 5}, dt, 10), b = et::make_input({4, 5, 2}, dt, 11);
     auto r = torch_run("y = torch.bmm(a, b)", {{"a", a}, {"b", b}});
     const double tol = tol_for(dt);
     expect_close(bmm(a, b), r.at("y"), tol, tol, to_string(dt));
@@ -125,7 +99,7 @@ TEST(Bmm, BatchesAndTransposedBatches) {
     expect_close(bmm(ap, b), r.at("y"), tol, tol, to_string(dt));
   }
   // Many small products run batch-parallel.
-  Tensor a = input({64, 8, 8}, kFloat, 12), b = input({64, 8, 8}, kFloat, 13);
+  Tensor a = et::make_input({64, 8, 8}, kFloat, 12), b = et::make_input({64, 8, 8}, kFloat, 13);
   auto r = torch_run("y = torch.bmm(a, b)", {{"a", a}, {"b", b}});
   expect_close(bmm(a, b), r.at("y"), 1e-5, 1e-5);
 }
@@ -150,7 +124,7 @@ TEST(Matmul, EveryRankCase) {
   };
   for (ScalarType dt : {kFloat, kDouble, kLong}) {
     for (const Case& c : cases) {
-      Tensor a = input(c.a, dt, 20), b = input(c.b, dt, 21);
+      Tensor a = et::make_input(c.a, dt, 20), b = et::make_input(c.b, dt, 21);
       auto r = torch_run("y = torch.matmul(a, b)", {{"a", a}, {"b", b}});
       std::ostringstream os;
       os << to_string(dt) << " " << a.sizes() << " @ " << b.sizes();
@@ -164,9 +138,9 @@ TEST(Matmul, EveryRankCase) {
 }
 
 TEST(Addmm, BetaAlphaAndBroadcastSelf) {
-  Tensor a = input({3, 4}, kDouble, 30), b = input({4, 5}, kDouble, 31);
+  Tensor a = et::make_input({3, 4}, kDouble, 30), b = et::make_input({4, 5}, kDouble, 31);
   for (std::vector<int64_t> shape : {std::vector<int64_t>{3, 5}, {5}, {1, 5}, {3, 1}, {}}) {
-    Tensor self = input(shape, kDouble, 32);
+    Tensor self = et::make_input(shape, kDouble, 32);
     auto r = torch_run(
         "y0 = torch.addmm(s, a, b); y1 = torch.addmm(s, a, b, beta=0.5, alpha=-2.0);"
         "y2 = torch.addmm(s, a.t().contiguous().t(), b, beta=0)",
@@ -181,7 +155,7 @@ TEST(Addmm, BetaAlphaAndBroadcastSelf) {
 }
 
 TEST(Outer, Values) {
-  Tensor a = input({4}, kFloat, 40), b = input({3}, kFloat, 41);
+  Tensor a = et::make_input({4}, kFloat, 40), b = et::make_input({3}, kFloat, 41);
   auto r = torch_run("y = torch.outer(a, b)", {{"a", a}, {"b", b}});
   expect_close(outer(a, b), r.at("y"), 1e-6, 1e-7);
 }
@@ -247,7 +221,7 @@ TEST(LinalgGrad, MatchesPyTorch) {
       std::map<std::string, Tensor> py_in;
       const char* names[] = {"a", "b", "c"};
       for (size_t i = 0; i < c.shapes.size(); ++i) {
-        Tensor t = input(c.shapes[i], kDouble, et::seed_for(c.name) + i);
+        Tensor t = et::make_input(c.shapes[i], kDouble, et::seed_for(c.name) + i);
         if (noncontig) t = et::non_contiguous(t);
         in.push_back(t.detach().requires_grad_());
       }
@@ -258,7 +232,7 @@ TEST(LinalgGrad, MatchesPyTorch) {
         py_in[n] = in[i].detach().requires_grad_();
       }
       Tensor y = c.f(in);
-      Tensor gy = input(y.sizes().vec(), kDouble, 77);
+      Tensor gy = et::make_input(y.sizes().vec(), kDouble, 77);
       py_in["gy"] = gy;
       y.backward(gy);
       std::string py = "y = " + c.py + "; y.backward(gy)";
@@ -281,8 +255,8 @@ TEST(LinalgGrad, MatchesPyTorch) {
 }
 
 TEST(LinalgGrad, OnlyRequestedInputsGetGradients) {
-  Tensor a = input({3, 4}, kFloat, 50).requires_grad_();
-  Tensor b = input({4, 2}, kFloat, 51);
+  Tensor a = et::make_input({3, 4}, kFloat, 50).requires_grad_();
+  Tensor b = et::make_input({4, 2}, kFloat, 51);
   mm(a, b).sum().backward();
   EXPECT_TRUE(a.grad().defined());
   EXPECT_FALSE(b.grad().defined());

@@ -6,24 +6,16 @@
 #include <string>
 
 #include "ember/ember.h"
+#include "support/test_util.h"
 #include "support/torch_oracle.h"
 
 using namespace ember;
+using ember::testing::error_of;
 using ember::testing::expect_close;
 using ember::testing::TorchOracle;
 namespace F = ember::nn::functional;
 
 namespace {
-
-template <typename E = Error>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
 
 const char* py_reduction(int64_t r) {
   return r == Reduction::None ? "'none'" : r == Reduction::Mean ? "'mean'" : "'sum'";

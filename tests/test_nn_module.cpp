@@ -10,25 +10,14 @@
 
 #include "ember/ember.h"
 #include "ember/serialize.h"
+#include "support/test_util.h"
 
 using namespace ember;
+using ember::testing::contains;
+using ember::testing::error_of;
 namespace F = ember::nn::functional;
 
 namespace {
-
-template <typename E = Error>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
 
 struct Net : nn::Module {
   Net() {

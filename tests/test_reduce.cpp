@@ -14,31 +14,13 @@
 #include "support/torch_oracle.h"
 
 using namespace ember;
+using ember::testing::contains;
+using ember::testing::error_of;
 using ember::testing::expect_close;
-using ember::testing::TorchOracle;
+using ember::testing::torch_run;
 namespace et = ember::testing;
 
 namespace {
-
-std::map<std::string, Tensor> torch_run(const std::string& py,
-                                        const std::map<std::string, Tensor>& in,
-                                        const std::vector<std::string>& out = {"y"}) {
-  return TorchOracle::instance().run(py, in, out);
-}
-
-template <typename E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
 
 // Three layouts of the same values: contiguous, last two dims transposed in memory, and a
 // strided slice of a larger tensor.
@@ -56,16 +38,6 @@ std::vector<std::pair<std::string, Tensor>> layouts(const Tensor& t) {
   return out;
 }
 
-Tensor input(std::vector<int64_t> shape, ScalarType dtype, uint64_t seed) {
-  et::InputSpec spec;
-  spec.shape = shape;
-  spec.dtype = dtype;
-  spec.domain = is_floating_point(dtype) ? et::Domain::Normal
-                : dtype == kBool         ? et::Domain::Bool
-                                         : et::Domain::SmallInt;
-  return et::make_input(spec, seed);
-}
-
 double tol_for(ScalarType t) {
   return t == kHalf ? 2e-3 : t == kBFloat16 ? 1e-2 : t == kFloat ? 1e-5 : 1e-12;
 }
@@ -74,7 +46,7 @@ double tol_for(ScalarType t) {
 
 TEST(Sum, DimsKeepdimDtypesAndLayouts) {
   for (ScalarType dt : {kFloat, kDouble, kLong, kInt, kBool, kHalf, kBFloat16}) {
-    Tensor base = input({4, 5, 6}, dt, et::seed_for("sum") + static_cast<int>(dt));
+    Tensor base = et::make_input({4, 5, 6}, dt, et::seed_for("sum") + static_cast<int>(dt));
     for (auto& [name, x] : layouts(base)) {
       const std::string ctx = std::string(to_string(dt)) + " " + name;
       auto r = torch_run(
@@ -102,11 +74,11 @@ TEST(Sum, DimsKeepdimDtypesAndLayouts) {
 }
 
 TEST(Sum, IntegersWidenToInt64AndDtypeArgumentCasts) {
-  EXPECT_EQ(input({3}, kInt, 1).sum().dtype(), kLong);
-  EXPECT_EQ(input({3}, kByte, 1).sum().dtype(), kLong);
-  EXPECT_EQ(input({3}, kBool, 1).sum({0}).dtype(), kLong);
-  EXPECT_EQ(input({3}, kHalf, 1).sum().dtype(), kHalf);
-  Tensor x = input({3, 4}, kFloat, 2);
+  EXPECT_EQ(et::make_input({3}, kInt, 1).sum().dtype(), kLong);
+  EXPECT_EQ(et::make_input({3}, kByte, 1).sum().dtype(), kLong);
+  EXPECT_EQ(et::make_input({3}, kBool, 1).sum({0}).dtype(), kLong);
+  EXPECT_EQ(et::make_input({3}, kHalf, 1).sum().dtype(), kHalf);
+  Tensor x = et::make_input({3, 4}, kFloat, 2);
   auto r = torch_run("y = x.sum(1, dtype=torch.float64); z = x.sum(dtype=torch.float64)",
                      {{"x", x}}, {"y", "z"});
   expect_close(x.sum({1}, false, kDouble), r.at("y"), 1e-12, 1e-12);
@@ -151,7 +123,7 @@ TEST(Sum, LargeTensorsUseThreadsAndMatchPyTorch) {
   // and wide columns reduced over a long outer dim.
   for (std::vector<int64_t> shape :
        {std::vector<int64_t>{512, 300}, {3, 200000}, {200000, 3}, {64, 70, 40}}) {
-    Tensor x = input(shape, kFloat, 7);
+    Tensor x = et::make_input(shape, kFloat, 7);
     auto r = torch_run("y0 = x.sum(0); y1 = x.sum(-1); y2 = x.amax(0); y3 = x.sum()", {{"x", x}},
                        {"y0", "y1", "y2", "y3"});
     expect_close(x.sum({0}), r.at("y0"), 1e-5, 1e-4);
@@ -163,7 +135,7 @@ TEST(Sum, LargeTensorsUseThreadsAndMatchPyTorch) {
 
 TEST(Mean, ValuesAndErrors) {
   for (ScalarType dt : {kFloat, kDouble, kBFloat16, kHalf}) {
-    for (auto& [name, x] : layouts(input({4, 6}, dt, 11))) {
+    for (auto& [name, x] : layouts(et::make_input({4, 6}, dt, 11))) {
       auto r = torch_run("y0 = x.mean(); y1 = x.mean(0); y2 = x.mean([1], keepdim=True)",
                          {{"x", x}}, {"y0", "y1", "y2"});
       const double tol = tol_for(dt);
@@ -179,7 +151,7 @@ TEST(Mean, ValuesAndErrors) {
 }
 
 TEST(Prod, ValuesAndIntegerWidening) {
-  Tensor x = input({3, 4}, kDouble, 5);
+  Tensor x = et::make_input({3, 4}, kDouble, 5);
   auto r = torch_run("y = x.prod()", {{"x", x}});
   expect_close(x.prod(), r.at("y"), 1e-12, 0);
   Tensor i = tensor({2, 3, 4}, kInt);
@@ -190,7 +162,7 @@ TEST(Prod, ValuesAndIntegerWidening) {
 
 TEST(MaxMin, AllDimsAndAmaxAmin) {
   for (ScalarType dt : {kFloat, kDouble, kLong, kInt, kBFloat16, kHalf, kBool}) {
-    for (auto& [name, x] : layouts(input({5, 4, 3}, dt, 21 + static_cast<int>(dt)))) {
+    for (auto& [name, x] : layouts(et::make_input({5, 4, 3}, dt, 21 + static_cast<int>(dt)))) {
       const std::string ctx = std::string(to_string(dt)) + " " + name;
       auto r = torch_run(
           "y0 = x.max(); y1 = x.min(); y2 = x.amax([0, 2]); y3 = x.amin(1, keepdim=True);"
@@ -252,7 +224,7 @@ TEST(MaxMin, NaNWins) {
 
 TEST(VarStd, UnbiasedAndBiased) {
   for (ScalarType dt : {kFloat, kDouble}) {
-    for (auto& [name, x] : layouts(input({5, 6, 4}, dt, 41))) {
+    for (auto& [name, x] : layouts(et::make_input({5, 6, 4}, dt, 41))) {
       auto r = torch_run(
           "y0 = x.var([1]); y1 = x.std([0, 2], unbiased=False, keepdim=True); y2 = x.var([]);"
           "y3 = x.std([-1])",
@@ -275,7 +247,7 @@ TEST(LogSumExp, StableForLargeAndInfiniteValues) {
                      {{"x", x}}, {"y0", "y1"});
   expect_close(logsumexp(x, {1}), r.at("y0"), 1e-12, 1e-12);
   expect_close(logsumexp(x, {0}, true), r.at("y1"), 1e-12, 1e-12);
-  Tensor y = input({4, 5}, kFloat, 3);
+  Tensor y = et::make_input({4, 5}, kFloat, 3);
   auto r2 = torch_run("y = torch.logsumexp(x, [0, 1])", {{"x", et::non_contiguous(y)}});
   expect_close(logsumexp(et::non_contiguous(y), {0, 1}), r2.at("y"), 1e-5, 1e-5);
   EXPECT_EQ(logsumexp(tensor({1, 2}), {0}).dtype(), kFloat);
@@ -283,7 +255,7 @@ TEST(LogSumExp, StableForLargeAndInfiniteValues) {
 
 TEST(AllAny, DtypesAndUint8Result) {
   for (ScalarType dt : {kBool, kFloat, kLong, kByte}) {
-    Tensor x = input({4, 5}, dt, 51);
+    Tensor x = et::make_input({4, 5}, dt, 51);
     auto r = torch_run("y0 = x.all(); y1 = x.any(); y2 = (x * 0).any(); y3 = (x * 0 + 1).all()",
                        {{"x", x}}, {"y0", "y1", "y2", "y3"});
     expect_close(x.all(), r.at("y0"), 0, 0, to_string(dt));
@@ -314,12 +286,12 @@ TEST(AllcloseEqual, Semantics) {
   EXPECT_FALSE(equal(tensor({1, 2}), tensor({1, 3})));
   EXPECT_FALSE(equal(tensor({1, 2}), tensor({{1, 2}})));
   EXPECT_FALSE(equal(tensor({nan}), tensor({nan})));
-  Tensor x = input({3, 4}, kFloat, 9);
+  Tensor x = et::make_input({3, 4}, kFloat, 9);
   EXPECT_TRUE(equal(et::non_contiguous(x), x));
 }
 
 TEST(Norm, PNorms) {
-  Tensor x = input({4, 5}, kFloat, 61);
+  Tensor x = et::make_input({4, 5}, kFloat, 61);
   auto r = torch_run(
       "y0 = x.norm(); y1 = x.norm(1); y2 = x.norm(3); y3 = x.norm(float('inf')); y4 = x.norm(0)",
       {{"x", et::non_contiguous(x)}}, {"y0", "y1", "y2", "y3", "y4"});
@@ -335,7 +307,7 @@ TEST(Norm, PNorms) {
 
 TEST(Softmax, ValuesLayoutsAndDtypes) {
   for (ScalarType dt : {kFloat, kDouble, kBFloat16}) {
-    for (auto& [name, x] : layouts(input({3, 4, 5}, dt, 71))) {
+    for (auto& [name, x] : layouts(et::make_input({3, 4, 5}, dt, 71))) {
       const std::string ctx = std::string(to_string(dt)) + " " + name;
       auto r = torch_run(
           "y0 = x.softmax(1); y1 = x.log_softmax(-1); y2 = torch.softmax(x, 0, "
@@ -354,7 +326,7 @@ TEST(Softmax, ValuesLayoutsAndDtypes) {
   expect_close(big.softmax(1), r.at("y0"), 1e-6, 1e-7);
   expect_close(big.log_softmax(1), r.at("y1"), 1e-6, 1e-6);
   // Half is computed in float (PyTorch 1.13 has no CPU half softmax to compare with).
-  Tensor h = input({3, 6}, kHalf, 72);
+  Tensor h = et::make_input({3, 6}, kHalf, 72);
   expect_close(h.softmax(1), h.to(kFloat).softmax(1).to(kHalf), 1e-3, 1e-3);
   const std::string msg = error_of<TypeError>([] { tensor({1, 2}).softmax(0); });
   EXPECT_TRUE(contains(msg, "softmax") && contains(msg, "Long")) << msg;
@@ -424,11 +396,11 @@ TEST(ReduceGrad, MatchesPyTorch) {
   };
   for (const Case& c : cases) {
     for (bool noncontig : {false, true}) {
-      Tensor base = input({3, 4, 5}, kDouble, et::seed_for(c.name));
+      Tensor base = et::make_input({3, 4, 5}, kDouble, et::seed_for(c.name));
       Tensor x = (noncontig ? et::non_contiguous(base) : base.clone()).detach();
       x.requires_grad_();
       Tensor y = c.f(x);
-      Tensor gy = input(y.sizes().vec(), kDouble, 99);
+      Tensor gy = et::make_input(y.sizes().vec(), kDouble, 99);
       y.backward(gy);
       auto r = torch_run("y = " + c.py + "; y.backward(gy); gx = x.grad",
                          {{"x", x.detach().requires_grad_()}, {"gy", gy}}, {"y", "gx"});
@@ -470,5 +442,5 @@ TEST(ReduceGrad, TiesZerosAndFloat32) {
   // float32 softmax gradient against finite differences.
   et::expect_gradients_match_finite_differences(
       [](const std::vector<Tensor>& in) { return in[0].log_softmax(1) * in[0].softmax(0); },
-      {input({3, 4}, kFloat, 5)}, Device(kCPU), "softmax composite");
+      {et::make_input({3, 4}, kFloat, 5)}, Device(kCPU), "softmax composite");
 }

@@ -7,9 +7,11 @@
 #include "ember/autograd.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
+#include "support/test_util.h"
 #include "support/torch_oracle.h"
 
 using namespace ember;
+using ember::testing::error_of;
 using ember::testing::expect_close;
 using ember::testing::TorchOracle;
 
@@ -44,16 +46,6 @@ void check_grad(const Tensor& x0, const std::function<Tensor(const Tensor&)>& f,
   expect_close(y.detach(), r.at("yv"), 1e-6, 1e-6, py);
   ASSERT_TRUE(x.grad().defined()) << py;
   expect_close(x.grad(), r.at("gx"), 1e-5, 1e-6, py);
-}
-
-template <typename E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "<no exception>";
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "ember/autograd.h"
 #include "ember/cuda.h"
 #include "support/torch_oracle.h"
@@ -100,6 +102,20 @@ Tensor make_input(const InputSpec& spec, uint64_t seed) {
       break;
   }
   return x.to(spec.dtype);
+}
+
+Tensor make_input(std::vector<int64_t> shape, ScalarType dtype, uint64_t seed) {
+  InputSpec spec;
+  spec.shape = std::move(shape);
+  spec.dtype = dtype;
+  spec.domain = is_floating_point(dtype) ? Domain::Normal : Domain::SmallInt;
+  return make_input(spec, seed);
+}
+
+std::map<std::string, Tensor> torch_run(const std::string& py,
+                                        const std::map<std::string, Tensor>& in,
+                                        const std::vector<std::string>& out) {
+  return TorchOracle::instance().run(py, in, out);
 }
 
 Tensor non_contiguous(const Tensor& t) {

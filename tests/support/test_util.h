@@ -1,8 +1,10 @@
 #pragma once
 // Shared helpers for the parity suites: the devices to test, seeded inputs in a value domain,
-// non-contiguous copies, and a finite-difference gradient check.
+// non-contiguous copies, a finite-difference gradient check, the PyTorch oracle with a default
+// output, and error-message checks.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,8 @@ struct InputSpec {
 
 // A CPU tensor drawn from `spec` with ember's Philox generator seeded with `seed`.
 Tensor make_input(const InputSpec& spec, uint64_t seed);
+// A CPU tensor of `dtype`: standard normal for floating dtypes, Domain::SmallInt otherwise.
+Tensor make_input(std::vector<int64_t> shape, ScalarType dtype, uint64_t seed);
 // Same logical values and shape as `t` on the same device, laid out non-contiguously: the last two
 // dims transposed in memory (or every other element for 1-D). 0-dim and 1-element tensors and
 // tensors with a 0 size are returned as they are (there is no non-contiguous layout for them).
@@ -51,5 +55,25 @@ void expect_gradients_match_finite_differences(const TensorFn& f, const std::vec
                                                Device device, const std::string& context,
                                                double eps = 1e-6, double rtol = 1e-4,
                                                double atol = 1e-6);
+
+// TorchOracle::instance().run, reading back "y" unless told otherwise.
+std::map<std::string, Tensor> torch_run(const std::string& py,
+                                        const std::map<std::string, Tensor>& in,
+                                        const std::vector<std::string>& out = {"y"});
+
+// The message of the E that f throws, or "<no exception>" (another exception propagates).
+template <typename E = Error>
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "<no exception>";
+}
+
+inline bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 }  // namespace ember::testing
