@@ -37,6 +37,7 @@ TEST(TrainArgs, Defaults) {
   EXPECT_EQ(a.out, "runs/latest");
   EXPECT_TRUE(a.data.empty());
   EXPECT_TRUE(a.normalize);
+  EXPECT_TRUE(a.cosine_lr);
   EXPECT_FALSE(a.limit_train.has_value());
   EXPECT_FALSE(a.limit_test.has_value());
   EXPECT_FALSE(a.help);
@@ -60,6 +61,7 @@ TEST(TrainArgs, EveryFlag) {
   EXPECT_EQ(a.limit_train, 100);
   EXPECT_EQ(a.limit_test, 50);
   EXPECT_FALSE(a.normalize);
+  EXPECT_FALSE(a.cosine_lr);
 }
 
 TEST(TrainArgs, EqualsSpellingAndLastWins) {
@@ -132,8 +134,9 @@ TEST(TrainArgs, ArgvOverloadSkipsProgramName) {
 
 TEST(TrainArgs, UsageListsEveryFlagAndTheDefaults) {
   const std::string u = et::usage();
-  for (const char* flag : {"--model", "--epochs", "--batch-size", "--lr", "--device", "--workers",
-                           "--seed", "--out", "--data", "--no-normalize", "--help"}) {
+  for (const char* flag :
+       {"--model", "--epochs", "--batch-size", "--lr", "--device", "--workers", "--seed", "--out",
+        "--data", "--no-normalize", "--constant-lr", "--help"}) {
     EXPECT_NE(u.find(flag), std::string::npos) << flag;
   }
   const auto mlp = et::model_defaults("mlp"), cnn = et::model_defaults("cnn");

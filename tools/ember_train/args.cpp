@@ -97,6 +97,10 @@ TrainArgs parse_args(const std::vector<std::string>& args) {
       a.normalize = false;
       continue;
     }
+    if (arg == "--constant-lr") {
+      a.cosine_lr = false;
+      continue;
+    }
     std::string flag = arg, value;
     bool has_value = false;
     if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -143,6 +147,8 @@ std::string usage(const std::string& program) {
      << "  --data DIR             Fashion-MNIST directory (default "
         "/usr/share/datasets/fashion-mnist)\n"
      << "  --no-normalize         feed pixels in [0, 1] instead of (x - 0.2860) / 0.3530\n"
+     << "  --constant-lr          keep the learning rate constant (default: cosine annealing\n"
+     << "                         from --lr towards 0 over the epochs)\n"
      << "  -h, --help             show this message\n";
   return os.str();
 }

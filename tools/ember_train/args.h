@@ -19,6 +19,8 @@ struct TrainArgs {
   std::string out = "runs/latest";
   std::string data;  // empty: FashionMNIST::kDefaultRoot
   bool normalize = true;
+  // Cosine annealing of the learning rate over the epochs (off: a constant learning rate).
+  bool cosine_lr = true;
   // Hidden (for tests and quick checks): train/test on the first N/M samples only.
   std::optional<int64_t> limit_train;
   std::optional<int64_t> limit_test;
