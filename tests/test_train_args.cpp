@@ -44,11 +44,11 @@ TEST(TrainArgs, Defaults) {
 }
 
 TEST(TrainArgs, EveryFlag) {
-  const auto a =
-      et::parse_args({"--model",       "cnn",  "--epochs",     "3",      "--batch-size",  "128",
-                      "--lr",          "5e-4", "--device",     "cuda:1", "--workers",     "0",
-                      "--seed",        "42",   "--out",        "/tmp/x", "--data",        "/d",
-                      "--limit-train", "100",  "--limit-test", "50",     "--no-normalize"});
+  const auto a = et::parse_args(
+      {"--model",       "cnn",  "--epochs",     "3",      "--batch-size",   "128",
+       "--lr",          "5e-4", "--device",     "cuda:1", "--workers",      "0",
+       "--seed",        "42",   "--out",        "/tmp/x", "--data",         "/d",
+       "--limit-train", "100",  "--limit-test", "50",     "--no-normalize", "--constant-lr"});
   EXPECT_EQ(a.model, "cnn");
   EXPECT_EQ(a.epochs, 3);
   EXPECT_EQ(a.batch_size, 128);
