@@ -14,8 +14,8 @@
 #include "support/torch_oracle.h"
 
 namespace et = ember::train;
-using ember::testing::expect_close;
 using ember::Tensor;
+using ember::testing::expect_close;
 using ember::testing::TorchOracle;
 
 namespace {
