@@ -13,5 +13,6 @@
 #include "ember/options.h"
 #include "ember/scalar.h"
 #include "ember/serialize.h"
+#include "ember/serialize_module.h"
 #include "ember/tensor.h"
 #include "ember/tensor_data.h"

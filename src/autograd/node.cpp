@@ -62,11 +62,19 @@ void FunctionNode::release_variables() {
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (grads.empty() || !grads[0].defined()) return {};
   Tensor& g = variable_.mutable_grad();
-  Tensor incoming = grads[0];
+  Tensor incoming = std::move(grads[0]);
   if (incoming.dtype() != variable_.dtype()) incoming = incoming.to(variable_.dtype());
   if (!g.defined()) {
-    // Own the memory unless the gradient graph must be kept (create_graph).
-    g = GradMode::is_enabled() ? incoming : incoming.detach().clone();
+    // Keep the graph under create_graph; otherwise take over the buffer when nobody else holds
+    // it (as PyTorch does), and copy only when it is shared or a view.
+    bool sole_owner = incoming.use_count() == 1 &&
+                      incoming.unsafeGetTensorImpl()->storage().use_count() == 1 &&
+                      incoming.is_contiguous();
+    if (GradMode::is_enabled()) {
+      g = incoming;
+    } else {
+      g = sole_owner ? incoming.detach() : incoming.detach().clone();
+    }
   } else if (GradMode::is_enabled()) {
     g = g + incoming;
   } else {
