@@ -129,7 +129,8 @@ Tensor patterned(std::vector<int64_t> shape, ember::ScalarType dtype) {
 
 bool same_bytes(const Tensor& a, const Tensor& b) {
   return a.dtype() == b.dtype() && a.sizes() == b.sizes() && a.nbytes() == b.nbytes() &&
-         std::memcmp(a.contiguous().data_ptr(), b.contiguous().data_ptr(), a.nbytes()) == 0;
+         (a.nbytes() == 0 ||  // empty tensors have no data pointer to compare
+          std::memcmp(a.contiguous().data_ptr(), b.contiguous().data_ptr(), a.nbytes()) == 0);
 }
 
 const std::vector<ember::ScalarType> kAllDtypes = {

@@ -338,7 +338,13 @@ Tensor& binary_inplace(Tensor& self, const Other& other, const char* name, Binar
       }
     }
   }
-  return assign_inplace(self, functional(grad ? self.clone() : self, other), name);
+  Tensor src = grad ? self.clone() : self;
+  if constexpr (std::is_same_v<Other, Tensor>) {
+    // x.op_(x): both operands read the clone, so the node never holds self (no reference cycle
+    // self -> grad_fn -> saved self) and its saved values survive the write.
+    if (other.is_same(self)) return assign_inplace(self, functional(src, src), name);
+  }
+  return assign_inplace(self, functional(src, other), name);
 }
 }  // namespace
 
