@@ -8,6 +8,13 @@
 #include <ostream>
 #include <vector>
 
+// A braced list bound to an ArrayRef lives until the end of the full expression, which is how
+// libtorch's IntArrayRef is used too; GCC warns about it regardless.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
+
 namespace ember {
 
 template <typename T>
@@ -18,14 +25,7 @@ class ArrayRef {
   constexpr ArrayRef(const T* data, size_t size) : data_(data), size_(size) {}
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}
   // Like libtorch's IntArrayRef: valid for the full expression the braced list appears in.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Winit-list-lifetime"
-#endif
   constexpr ArrayRef(std::initializer_list<T> il) : data_(il.begin()), size_(il.size()) {}
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
   template <typename C, typename = decltype(std::declval<const C&>().data()),
             typename = std::enable_if_t<!std::is_same_v<C, std::vector<T>>>>
   ArrayRef(const C& c) : data_(c.data()), size_(c.size()) {}
@@ -49,6 +49,10 @@ class ArrayRef {
   size_t size_ = 0;
 };
 using IntArrayRef = ArrayRef<int64_t>;
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 template <typename T>
 std::ostream& operator<<(std::ostream& os, ArrayRef<T> a) {
