@@ -1,6 +1,7 @@
 #pragma once
 // The umbrella header: #include <ember/ember.h> as one would #include <torch/torch.h>.
 #include "ember/autograd.h"
+#include "ember/autograd_function.h"
 #include "ember/cuda.h"
 #include "ember/data/dataloader.h"
 #include "ember/data/fashion_mnist.h"
