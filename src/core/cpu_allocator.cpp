@@ -42,6 +42,14 @@ class LargeBlockCache {
     return base;
   }
 
+  // Returns every cached block to the system (before giving up on an allocation).
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [size, base] : free_) std::free(base);
+    free_.clear();
+    cached_ = 0;
+  }
+
   // False when the block does not fit; the caller frees it.
   bool put(void* base, size_t size) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -77,6 +85,10 @@ class CpuAllocator final : public Allocator {
       size_t size = ((nbytes + kAlign + kCacheGranule - 1) / kCacheGranule) * kCacheGranule;
       void* base = cache().take(size);
       if (!base) base = std::aligned_alloc(kAlign, size);
+      if (!base) {  // cached blocks of other sizes may be what is missing
+        cache().clear();
+        base = std::aligned_alloc(kAlign, size);
+      }
       EMBER_CHECK(base, OutOfMemoryError, "CPU out of memory: tried to allocate ", nbytes,
                   " bytes");
       *static_cast<size_t*>(base) = size;
