@@ -30,6 +30,18 @@ void adam_update(Tensor& param, const Tensor& grad_in, AdamParamState& st, doubl
   if (amsgrad && !st.max_exp_avg_sq().defined()) st.max_exp_avg_sq(zeros_like(param));
   st.step(st.step() + 1);
 
+  const double step = static_cast<double>(st.step());
+  const double bias_correction1 = 1 - std::pow(beta1, step);
+  const double bias_correction2 = 1 - std::pow(beta2, step);
+  const double step_size = lr / bias_correction1;
+  const double bias_correction2_sqrt = std::sqrt(bias_correction2);
+  if (!amsgrad &&
+      fused_adam_cpu(param, grad_in, st.exp_avg(), st.exp_avg_sq(),
+                     AdamStepConstants{beta1, beta2, -step_size * bias_correction2_sqrt,
+                                       eps * bias_correction2_sqrt, weight_decay, lr, decoupled})) {
+    return;
+  }
+
   Tensor grad = grad_in;
   if (weight_decay != 0) {
     if (decoupled) {
@@ -42,12 +54,6 @@ void adam_update(Tensor& param, const Tensor& grad_in, AdamParamState& st, doubl
   Tensor& exp_avg_sq = st.exp_avg_sq();
   exp_avg.mul_(beta1).add_(grad, 1 - beta1);
   exp_avg_sq.mul_(beta2).add_(grad.mul(grad), 1 - beta2);
-
-  const double step = static_cast<double>(st.step());
-  const double bias_correction1 = 1 - std::pow(beta1, step);
-  const double bias_correction2 = 1 - std::pow(beta2, step);
-  const double step_size = lr / bias_correction1;
-  const double bias_correction2_sqrt = std::sqrt(bias_correction2);
 
   const Tensor* second = &exp_avg_sq;
   if (amsgrad) {

@@ -18,6 +18,22 @@ namespace ember::optim::detail {
 void adam_update(Tensor& param, const Tensor& grad, AdamParamState& state, double lr, double beta1,
                  double beta2, double eps, double weight_decay, bool amsgrad, bool decoupled);
 
+// Constants of one Adam step, computed once per parameter in double.
+struct AdamStepConstants {
+  double beta1, beta2;
+  double step_scale;  // -lr / (1 - beta1^t) * sqrt(1 - beta2^t)
+  double eps_scaled;  // eps * sqrt(1 - beta2^t)
+  double weight_decay;
+  double lr;
+  bool decoupled;
+};
+
+// The same update as adam_update's composite in one pass over contiguous float32 CPU tensors
+// (adam_fused_cpu.cpp). Returns false, doing nothing, when the tensors do not qualify; the
+// composite stays the reference and covers every other device and dtype.
+bool fused_adam_cpu(Tensor& param, const Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
+                    const AdamStepConstants& k);
+
 // Checks the options Adam and AdamW share, naming the bad value.
 void validate_adam_options(double lr, double beta1, double beta2, double eps, double weight_decay);
 
