@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/ops_list.h"
+#include "core/window2d.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -50,6 +51,15 @@ class Backend {
   // out.scatter_add_(dim, index, src)
   virtual void scatter_add(const Tensor& out, int64_t dim, const Tensor& index,
                            const Tensor& src) = 0;
+  // Sliding windows (core/window2d.h has the layouts); floating dtypes, contiguous tensors.
+  // cols [N, L, K] = the window elements of in [N, C, H, W], zero where a window covers padding.
+  virtual void im2col(const Tensor& cols, const Tensor& in, const Window2d& g) = 0;
+  // out [N, C, H, W] = for each input element, the sum of the cols entries im2col copied from it.
+  virtual void col2im(const Tensor& out, const Tensor& cols, const Window2d& g) = 0;
+  // values and indices [P, out_h, out_w]: each window's maximum over in [P, H, W] and its flat
+  // position h * W + w (int64), as window_argmax chooses it.
+  virtual void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& in,
+                          const Window2d& g) = 0;
 };
 
 EMBER_API Backend& cpu_backend();

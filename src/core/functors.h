@@ -279,6 +279,14 @@ struct MinimumOp {
     return a < b ? a : b;
   }
 };
+// The gradient of relu (threshold p.a = 0): a, the incoming gradient, where b is above the
+// threshold, else 0. As in PyTorch's threshold_backward, a NaN b lets the gradient through.
+struct ThresholdBackwardOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams p) const {
+    return b <= static_cast<T>(p.a) ? T(0) : a;
+  }
+};
 struct EqOp {
   template <typename T>
   EMBER_HD bool operator()(T a, T b, OpParams) const {

@@ -30,21 +30,22 @@
   _(IsNan, IsNanOp)
 
 // Binary: out = f(a, b [, p.a]); broadcasting is done by the caller through zero strides.
-#define EMBER_BINARY_OPS(_)   \
-  _(Add, AddOp)               \
-  _(Sub, SubOp)               \
-  _(Mul, MulOp)               \
-  _(Div, DivOp)               \
-  _(Pow, PowOp)               \
-  _(Maximum, MaximumOp)       \
-  _(Minimum, MinimumOp)       \
-  _(Eq, EqOp)                 \
-  _(Ne, NeOp)                 \
-  _(Lt, LtOp)                 \
-  _(Le, LeOp)                 \
-  _(Gt, GtOp)                 \
-  _(Ge, GeOp)                 \
-  _(LogicalAnd, LogicalAndOp) \
+#define EMBER_BINARY_OPS(_)                 \
+  _(Add, AddOp)                             \
+  _(Sub, SubOp)                             \
+  _(Mul, MulOp)                             \
+  _(Div, DivOp)                             \
+  _(Pow, PowOp)                             \
+  _(Maximum, MaximumOp)                     \
+  _(Minimum, MinimumOp)                     \
+  _(ThresholdBackward, ThresholdBackwardOp) \
+  _(Eq, EqOp)                               \
+  _(Ne, NeOp)                               \
+  _(Lt, LtOp)                               \
+  _(Le, LeOp)                               \
+  _(Gt, GtOp)                               \
+  _(Ge, GeOp)                               \
+  _(LogicalAnd, LogicalAndOp)               \
   _(LogicalOr, LogicalOrOp)
 
 // Reductions over a set of dims.

@@ -1,6 +1,6 @@
 #pragma once
 // The CPU backend: one file per op family (unary.cpp, binary.cpp, copy.cpp, reduce.cpp, blas.cpp,
-// random.cpp, index.cpp), each defining its members of CpuBackend.
+// random.cpp, index.cpp, window.cpp), each defining its members of CpuBackend.
 #include "core/backend.h"
 
 namespace ember::cpu {
@@ -26,6 +26,10 @@ class CpuBackend final : public Backend {
   void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
   void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+  void im2col(const Tensor& cols, const Tensor& in, const Window2d& g) override;
+  void col2im(const Tensor& out, const Tensor& cols, const Window2d& g) override;
+  void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& in,
+                  const Window2d& g) override;
 };
 
 }  // namespace ember::cpu

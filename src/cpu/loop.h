@@ -124,3 +124,22 @@ void for_each(const std::array<const Tensor*, N>& ops, const Kernel& kernel,
 }
 
 }  // namespace ember::cpu
+
+namespace ember::cpu {
+
+// Calls fn(begin, end) over [0, n) in at most one static chunk per thread; `work_per_item`
+// (elements touched per item) decides whether the threads pay for themselves.
+template <typename Fn>
+void parallel_for(int64_t n, int64_t work_per_item, const Fn& fn) {
+  const int threads = omp_get_max_threads();
+  const int64_t chunks =
+      std::min<int64_t>({threads, n, n * std::max<int64_t>(work_per_item, 1) / kParallelGrain});
+  if (chunks <= 1 || omp_in_parallel()) {
+    if (n > 0) fn(int64_t{0}, n);
+    return;
+  }
+#pragma omp parallel for num_threads(chunks) schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) fn(n * c / chunks, n * (c + 1) / chunks);
+}
+
+}  // namespace ember::cpu

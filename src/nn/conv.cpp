@@ -1,9 +1,13 @@
-// im2col, conv2d and Conv2d. The convolution is im2col (an index gather, see window.h) and one
-// GEMM (a batched one per group), so CPU and CUDA share the code and autograd comes from the
-// primitives: index_select's gradient is the col2im scatter-add.
+// im2col, conv2d and Conv2d. The convolution is im2col (a backend kernel, see nn/window.h) and
+// one GEMM (a batched one per group), so CPU and CUDA share the code; autograd comes from the
+// GEMM and from im2col, whose gradient is col2im.
 #include "ember/nn/modules/conv.h"
 
 #include <cmath>
+
+#include "autograd/record.h"
+#include "core/backend.h"
+#include "core/tensor_factory.h"
 
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
@@ -25,9 +29,9 @@ void check_positive(ExpandingArray<2> a, const char* what, const char* op) {
 // Columns [N, L, K]: row l holds the window of output position l, K = C * kh * kw.
 Tensor columns(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dilation,
                const ConvPadding& pad, ExpandingArray<2> stride, int64_t* out_h, int64_t* out_w) {
-  const int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
-  nn::detail::WindowGeometry g{
-      C, H, W, k[0], k[1], stride[0], stride[1], pad.top, pad.left, dilation[0], dilation[1], 0, 0};
+  const int64_t C = x.size(1), H = x.size(2), W = x.size(3);
+  Window2d g{C,       H,        W,           k[0],        k[1], stride[0], stride[1],
+             pad.top, pad.left, dilation[0], dilation[1], 0,    0};
   g.out_h = nn::detail::window_output_size(H, k[0], pad.top, pad.top + pad.bottom, stride[0],
                                            dilation[0], false);
   g.out_w = nn::detail::window_output_size(W, k[1], pad.left, pad.left + pad.right, stride[1],
@@ -35,11 +39,68 @@ Tensor columns(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dilation,
   EMBER_CHECK(g.out_h > 0 && g.out_w > 0, ValueError, "conv2d(): the input of shape ", x.sizes(),
               " (with padding) is smaller than the dilated kernel ", k, " with dilation ", dilation,
               "; the output would be empty");
+  EMBER_CHECK(x.is_floating_point(), TypeError, "conv2d(): expected a floating point input, got ",
+              python_name(x.dtype()));
   *out_h = g.out_h;
   *out_w = g.out_w;
-  const int64_t L = g.out_h * g.out_w, K = C * k[0] * k[1];
-  Tensor index = nn::detail::window_index(g, x.device());
-  return nn::detail::gather_windows(x.reshape({N, C * H * W}), index, L, K, 0.0);
+  return nn::detail::im2col_rows(x, g);
+}
+
+// out [N, O, L] = weight [O, K] @ cols[n]^T (+ bias) for every sample n: one GEMM per sample
+// writes the NCHW output directly, with no transposing copy (PyTorch's CPU convolution does the
+// same). The weight gradient sums one GEMM per sample into [O, K].
+Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias) {
+  const int64_t N = cols.size(0), L = cols.size(1), K = cols.size(2), O = weight.size(0);
+  check_same_device(cols, weight, "conv2d");
+  EMBER_CHECK(cols.dtype() == weight.dtype(), TypeError, "conv2d(): Input type (",
+              python_name(cols.dtype()), ") and weight type (", python_name(weight.dtype()),
+              ") should be the same");
+  if (bias.defined()) {
+    check_same_device(cols, bias, "conv2d");
+    EMBER_CHECK(bias.dtype() == weight.dtype(), TypeError, "conv2d(): Input type (",
+                python_name(cols.dtype()), ") and bias type (", python_name(bias.dtype()),
+                ") should be the same");
+  }
+  Tensor out = make_empty({N, O, L}, cols.dtype(), cols.device());
+  Backend& be = backend_for(out);
+  double beta = 0.0;
+  if (bias.defined()) {  // out starts as the bias broadcast over samples and positions
+    be.copy(out, make_view(bias, {N, O, L}, {0, bias.stride(0), 0}, bias.storage_offset()), false);
+    beta = 1.0;
+  }
+  be.gemm(out, weight.detach().reshape({1, O, K}), cols.detach().transpose(1, 2), 1.0, beta);
+  if (autograd::needs_grad({cols, weight, bias})) {
+    const bool grad_cols = autograd::requires_grad_fast(cols);
+    const bool grad_weight = autograd::requires_grad_fast(weight);
+    autograd::record("ConvolutionBackward0", out, {cols, weight, bias},
+                     [scols = grad_weight ? autograd::SavedTensor(cols) : autograd::SavedTensor(),
+                      sweight = grad_cols ? autograd::SavedTensor(weight) : autograd::SavedTensor(),
+                      wsizes = DimVector(weight.sizes()), grad_bias = bias.defined(), N, K,
+                      O](const autograd::variable_list& g) {
+                       Tensor gcols, gweight, gbias;
+                       if (sweight.defined()) {  // [N, L, K] = g[n]^T [L, O] @ weight [O, K]
+                         gcols = bmm(g[0].transpose(1, 2),
+                                     sweight.unpack().reshape({1, O, K}).expand({N, O, K}));
+                       }
+                       if (scols.defined()) {
+                         const Tensor c = scols.unpack();
+                         if (GradMode::is_enabled()) {  // create_graph: differentiable ops
+                           gweight = bmm(g[0], c).sum({0});
+                         } else {
+                           const Tensor go = g[0].contiguous();
+                           gweight = make_empty({1, O, K}, go.dtype(), go.device());
+                           for (int64_t n = 0; n < N; ++n) {
+                             backend_for(go).gemm(gweight, go.narrow(0, n, 1), c.narrow(0, n, 1),
+                                                  1.0, n == 0 ? 0.0 : 1.0);
+                           }
+                         }
+                         gweight = gweight.reshape(wsizes);
+                       }
+                       if (grad_bias) gbias = g[0].sum({0, 2});
+                       return autograd::variable_list{gcols, gweight, gbias};
+                     });
+  }
+  return out;
 }
 
 Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
@@ -68,12 +129,9 @@ Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias
   ExpandingArray<2> k({weight.size(2), weight.size(3)});
   Tensor cols = columns(input, k, dilation, pad, stride, &oh, &ow);  // [N, L, C*kh*kw]
   const int64_t L = oh * ow, Kg = C / groups * k[0] * k[1];
+  if (groups == 1) return conv_gemm(cols, weight, bias).view({N, O, oh, ow});
   Tensor out;  // [N * L, O]
-  if (groups == 1) {
-    Tensor rows = cols.view({N * L, Kg});
-    Tensor w = weight.reshape({O, Kg}).t();
-    out = bias.defined() ? addmm(bias, rows, w) : mm(rows, w);
-  } else {
+  {
     // [g, N*L, Kg] @ [g, Kg, O/g] -> [g, N*L, O/g] -> [N*L, O]
     Tensor rows = cols.view({N * L, groups, Kg}).transpose(0, 1);
     Tensor w = weight.reshape({groups, O / groups, Kg}).transpose(1, 2);

@@ -1,6 +1,6 @@
-// max_pool2d, avg_pool2d, adaptive_avg_pool2d and their modules. Each gathers the windows of
-// every plane as [N*C, L, K] (window.h) and reduces over K; gradients come from max/sum and
-// index_select.
+// max_pool2d, avg_pool2d, adaptive_avg_pool2d and their modules. Every [H, W] plane is pooled on
+// its own: max pooling by its backend kernel (values and indices), average pooling as im2col of
+// one-channel planes summed over each window, adaptive pooling through an index table.
 #include "ember/nn/modules/pooling.h"
 
 #include <limits>
@@ -14,12 +14,6 @@
 namespace ember {
 namespace {
 
-struct Pooled {
-  Tensor windows;  // [N*C, L, K]
-  int64_t out_h, out_w;
-  DimVector out_shape;
-};
-
 void check_pool_input(const Tensor& x, const char* op) {
   EMBER_CHECK(x.dim() == 3 || x.dim() == 4, ValueError, op,
               "(): expected a 3-D (unbatched) or 4-D (batched) input, got shape ", x.sizes());
@@ -27,9 +21,10 @@ void check_pool_input(const Tensor& x, const char* op) {
               python_name(x.dtype()));
 }
 
-Pooled pool_windows(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> stride,
-                    ExpandingArray<2> pad, ExpandingArray<2> dilation, bool ceil_mode,
-                    double pad_value, const char* op) {
+// The windows of one [H, W] plane (channels = 1), after PyTorch's checks of the arguments.
+Window2d pool_geometry(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> stride,
+                       ExpandingArray<2> pad, ExpandingArray<2> dilation, bool ceil_mode,
+                       const char* op) {
   check_pool_input(x, op);
   for (int i = 0; i < 2; ++i) {
     EMBER_CHECK(k[i] > 0 && stride[i] > 0 && dilation[i] > 0, ValueError, op,
@@ -40,35 +35,49 @@ Pooled pool_windows(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> stri
                 " and kernel_size=", k);
   }
   const int64_t H = x.size(-2), W = x.size(-1);
-  const int64_t planes = x.numel() / std::max<int64_t>(H * W, 1);
-  nn::detail::WindowGeometry g{1,      H,      W,           k[0],        k[1], stride[0], stride[1],
-                               pad[0], pad[1], dilation[0], dilation[1], 0,    0};
+  Window2d g{1,      H,      W,           k[0],        k[1], stride[0], stride[1],
+             pad[0], pad[1], dilation[0], dilation[1], 0,    0};
   g.out_h = nn::detail::window_output_size(H, k[0], pad[0], 2 * pad[0], stride[0], dilation[0],
                                            ceil_mode);
   g.out_w = nn::detail::window_output_size(W, k[1], pad[1], 2 * pad[1], stride[1], dilation[1],
                                            ceil_mode);
   EMBER_CHECK(g.out_h > 0 && g.out_w > 0, ValueError, op, "(): Given input size ", x.sizes(),
               ", the calculated output size is [", g.out_h, ", ", g.out_w, "], which is too small");
-  Pooled p;
-  p.out_h = g.out_h;
-  p.out_w = g.out_w;
-  p.out_shape = DimVector(x.sizes());
-  p.out_shape[x.dim() - 2] = g.out_h;
-  p.out_shape[x.dim() - 1] = g.out_w;
-  Tensor index = nn::detail::window_index(g, x.device());
-  p.windows = nn::detail::gather_windows(x.reshape({planes, H * W}), index, g.out_h * g.out_w,
-                                         k[0] * k[1], pad_value);
-  return p;
+  return g;
+}
+
+// x's shape with the last two dims replaced by the output's.
+DimVector pooled_shape(const Tensor& x, const Window2d& g) {
+  DimVector shape(x.sizes());
+  shape[x.dim() - 2] = g.out_h;
+  shape[x.dim() - 1] = g.out_w;
+  return shape;
+}
+
+int64_t planes_of(const Tensor& x) {
+  return x.numel() / std::max<int64_t>(x.size(-2) * x.size(-1), 1);
 }
 
 }  // namespace
 
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
+                                                   ExpandingArray<2> kernel_size,
+                                                   std::optional<ExpandingArray<2>> stride,
+                                                   ExpandingArray<2> padding,
+                                                   ExpandingArray<2> dilation, bool ceil_mode) {
+  const Window2d g = pool_geometry(input, kernel_size, stride.value_or(kernel_size), padding,
+                                   dilation, ceil_mode, "max_pool2d");
+  auto [values, indices] =
+      nn::detail::max_pool_planes(input.reshape({planes_of(input), g.height, g.width}), g);
+  const DimVector shape = pooled_shape(input, g);
+  return {values.reshape(shape), indices.reshape(shape)};
+}
+
 Tensor max_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
                   std::optional<ExpandingArray<2>> stride, ExpandingArray<2> padding,
                   ExpandingArray<2> dilation, bool ceil_mode) {
-  Pooled p = pool_windows(input, kernel_size, stride.value_or(kernel_size), padding, dilation,
-                          ceil_mode, -std::numeric_limits<double>::infinity(), "max_pool2d");
-  return std::get<0>(p.windows.max(2)).reshape(p.out_shape);
+  return std::get<0>(
+      max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
 Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
@@ -77,13 +86,16 @@ Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
   const ExpandingArray<2> stride = stride_opt.value_or(kernel_size);
   EMBER_CHECK(!divisor_override || *divisor_override != 0, ValueError,
               "avg_pool2d(): divisor must be not zero");
-  Pooled p = pool_windows(input, kernel_size, stride, padding, 1, ceil_mode, 0.0, "avg_pool2d");
+  const Window2d g = pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d");
+  // Each plane is a one-channel image; im2col's zero padding adds nothing to the sums.
+  Tensor windows = nn::detail::im2col_rows(input.reshape({planes_of(input), 1, g.height, g.width}),
+                                           g);  // [P, L, kh * kw]
   // The divisor of each output position, as PyTorch's kernel computes it.
-  const int64_t H = input.size(-2), W = input.size(-1);
+  const int64_t H = g.height, W = g.width;
   std::vector<double> div;
-  div.reserve(p.out_h * p.out_w);
-  for (int64_t oh = 0; oh < p.out_h; ++oh) {
-    for (int64_t ow = 0; ow < p.out_w; ++ow) {
+  div.reserve(g.positions());
+  for (int64_t oh = 0; oh < g.out_h; ++oh) {
+    for (int64_t ow = 0; ow < g.out_w; ++ow) {
       int64_t h0 = oh * stride[0] - padding[0], w0 = ow * stride[1] - padding[1];
       int64_t h1 = std::min(h0 + kernel_size[0], H + padding[0]);
       int64_t w1 = std::min(w0 + kernel_size[1], W + padding[1]);
@@ -98,7 +110,7 @@ Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
     }
   }
   Tensor divisor = tensor(div, TensorOptions(input.dtype()).device(input.device()));
-  return (p.windows.sum({2}) / divisor).reshape(p.out_shape);
+  return (windows.sum({2}) / divisor).reshape(pooled_shape(input, g));
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
@@ -109,7 +121,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
   EMBER_CHECK(H > 0 && W > 0, ValueError,
               "adaptive_avg_pool2d(): expected non-empty spatial dims, got input shape ",
               input.sizes());
-  const int64_t planes = input.numel() / (H * W), L = output_size[0] * output_size[1];
+  const int64_t planes = planes_of(input), L = output_size[0] * output_size[1];
   std::vector<double> sizes;
   Tensor index = nn::detail::adaptive_window_index(H, W, output_size[0], output_size[1],
                                                    input.device(), &sizes);
@@ -126,10 +138,13 @@ namespace nn {
 
 MaxPool2dImpl::MaxPool2dImpl(const MaxPool2dOptions& options_) : options(options_) {}
 Tensor MaxPool2dImpl::forward(const Tensor& input) {
+  return std::get<0>(forward_with_indices(input));
+}
+std::tuple<Tensor, Tensor> MaxPool2dImpl::forward_with_indices(const Tensor& input) {
   EMBER_CHECK(input.dim() == 3 || input.dim() == 4, ValueError, detail::describe(*this),
               ": expected a 3-D or 4-D input, got shape ", input.sizes());
-  return ember::max_pool2d(input, options.kernel_size(), options.stride(), options.padding(),
-                           options.dilation(), options.ceil_mode());
+  return ember::max_pool2d_with_indices(input, options.kernel_size(), options.stride(),
+                                        options.padding(), options.dilation(), options.ceil_mode());
 }
 void MaxPool2dImpl::pretty_print(std::ostream& stream) const {
   stream << std::boolalpha << "MaxPool2d(kernel_size=" << options.kernel_size()

@@ -1,5 +1,6 @@
-// Index tables for sliding windows, cached per geometry and device because building one costs as
-// much as the gather itself and training loops reuse the same few shapes.
+// Sliding-window ops: the im2col/col2im pair with their gradients, max pooling, and the index
+// tables of adaptive pooling (cached per geometry and device: building one costs as much as the
+// gather itself, and training loops reuse the same few shapes).
 #include "nn/window.h"
 
 #include <algorithm>
@@ -7,6 +8,9 @@
 #include <mutex>
 #include <tuple>
 
+#include "autograd/record.h"
+#include "core/backend.h"
+#include "core/tensor_factory.h"
 #include "ember/ops.h"
 
 namespace ember::nn::detail {
@@ -54,30 +58,44 @@ int64_t window_output_size(int64_t in, int64_t kernel, int64_t pad_before, int64
   return out;
 }
 
-Tensor window_index(const WindowGeometry& g, Device device) {
-  Key key{0,    g.channels, g.height, g.width, g.kh, g.kw,    g.sh,
-          g.sw, g.ph,       g.pw,     g.dh,    g.dw, g.out_h, g.out_w};
-  return cached(std::move(key), device, [&] {
-    const int64_t L = g.out_h * g.out_w, K = g.channels * g.kh * g.kw;
-    const int64_t plane = g.height * g.width, pad_slot = g.channels * plane;
-    Tensor t = empty({L * K}, kLong);
-    int64_t* p = t.data_ptr<int64_t>();
-    for (int64_t oh = 0; oh < g.out_h; ++oh) {
-      for (int64_t ow = 0; ow < g.out_w; ++ow) {
-        for (int64_t c = 0; c < g.channels; ++c) {
-          for (int64_t i = 0; i < g.kh; ++i) {
-            const int64_t h = oh * g.sh - g.ph + i * g.dh;
-            for (int64_t j = 0; j < g.kw; ++j) {
-              const int64_t w = ow * g.sw - g.pw + j * g.dw;
-              const bool inside = h >= 0 && h < g.height && w >= 0 && w < g.width;
-              *p++ = inside ? c * plane + h * g.width + w : pad_slot;
-            }
-          }
-        }
-      }
-    }
-    return t;
-  });
+Tensor im2col_rows(const Tensor& x, const Window2d& g) {
+  const int64_t N = x.size(0);
+  Tensor in = x.contiguous();
+  Tensor cols = make_empty({N, g.positions(), g.columns()}, x.dtype(), x.device());
+  if (cols.numel() > 0) backend_for(cols).im2col(cols, in, g);
+  if (autograd::needs_grad({x})) {
+    autograd::record("Im2ColBackward0", cols, {x}, [g](const autograd::variable_list& grad) {
+      return autograd::variable_list{col2im_rows(grad[0], g)};
+    });
+  }
+  return cols;
+}
+
+Tensor col2im_rows(const Tensor& cols, const Window2d& g) {
+  const int64_t N = cols.size(0);
+  Tensor in = cols.contiguous();
+  Tensor out = make_empty({N, g.channels, g.height, g.width}, cols.dtype(), cols.device());
+  if (out.numel() > 0) backend_for(out).col2im(out, in, g);
+  if (autograd::needs_grad({cols})) {
+    autograd::record("Col2ImBackward0", out, {cols}, [g](const autograd::variable_list& grad) {
+      return autograd::variable_list{im2col_rows(grad[0], g)};
+    });
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& planes, const Window2d& g) {
+  const int64_t P = planes.size(0);
+  Tensor in = planes.contiguous();
+  Tensor values = make_empty({P, g.out_h, g.out_w}, planes.dtype(), planes.device());
+  Tensor indices = make_empty({P, g.out_h, g.out_w}, kLong, planes.device());
+  if (values.numel() > 0) backend_for(values).max_pool2d(values, indices, in, g);
+  if (autograd::needs_grad({planes})) {
+    // The maxima are a gather of the input at their indices, and so is their gradient.
+    values = gather(planes.reshape({P, g.plane()}), 1, indices.view({P, g.positions()}))
+                 .view({P, g.out_h, g.out_w});
+  }
+  return {values, indices};
 }
 
 Tensor adaptive_window_index(int64_t height, int64_t width, int64_t out_h, int64_t out_w,

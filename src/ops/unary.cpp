@@ -34,6 +34,20 @@ Tensor with_grad(const char* name, const Tensor& a, Tensor out, bool save_input,
   return out;
 }
 
+// grad where y > threshold, else 0, in one pass (relu's gradient); linear in grad, so its own
+// gradient (for double backward) is itself.
+Tensor threshold_backward(const Tensor& grad, const Tensor& y, double threshold) {
+  Tensor out = binary_kernel_call(BinaryOp::ThresholdBackward, grad, y,
+                                  promote_types(grad.dtype(), y.dtype()), OpParams{threshold, 0.0});
+  if (autograd::needs_grad({grad})) {
+    autograd::record("ThresholdBackwardBackward0", out, {grad},
+                     [sy = SavedTensor(y), threshold](const variable_list& g) {
+                       return variable_list{threshold_backward(g[0], sy.unpack(), threshold)};
+                     });
+  }
+  return out;
+}
+
 }  // namespace
 
 Tensor neg(const Tensor& a) {
@@ -88,8 +102,14 @@ Tensor sign(const Tensor& a) {
 }
 Tensor relu(const Tensor& a) {
   EMBER_CHECK(a.dtype() != kBool, TypeError, "Boolean inputs not supported for relu");
-  return with_grad("ReluBackward0", a, keep_dtype(UnaryOp::Relu, a), false, true,
-                   [](const Tensor&, const Tensor& y) { return y.gt(0).to(y.dtype()); });
+  Tensor out = keep_dtype(UnaryOp::Relu, a);
+  if (autograd::needs_grad({a})) {
+    autograd::record("ReluBackward0", out, {a},
+                     [sy = SavedTensor(out, true)](const variable_list& g) {
+                       return variable_list{threshold_backward(g[0], sy.unpack(), 0.0)};
+                     });
+  }
+  return out;
 }
 Tensor sigmoid(const Tensor& a) {
   return with_grad("SigmoidBackward0", a, float_op(UnaryOp::Sigmoid, a), false, true,

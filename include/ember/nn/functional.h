@@ -41,6 +41,11 @@ inline Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& option
   return ember::max_pool2d(input, options.kernel_size(), options.stride(), options.padding(),
                            options.dilation(), options.ceil_mode());
 }
+inline std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
+                                                          const MaxPool2dFuncOptions& options) {
+  return ember::max_pool2d_with_indices(input, options.kernel_size(), options.stride(),
+                                        options.padding(), options.dilation(), options.ceil_mode());
+}
 inline Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options) {
   return ember::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding(),
                            options.ceil_mode(), options.count_include_pad(),

@@ -4,6 +4,7 @@
 // integer codes, ember::Reduction::{None, Mean, Sum}.
 #include <cstdint>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "ember/nn/enum.h"
@@ -29,6 +30,12 @@ EMBER_API Tensor max_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
                             std::optional<ExpandingArray<2>> stride = std::nullopt,
                             ExpandingArray<2> padding = 0, ExpandingArray<2> dilation = 1,
                             bool ceil_mode = false);
+// The maxima and, for each, its flat position h * W + w within its plane (int64), as PyTorch's
+// max_pool2d(..., return_indices=True).
+EMBER_API std::tuple<Tensor, Tensor> max_pool2d_with_indices(
+    const Tensor& input, ExpandingArray<2> kernel_size,
+    std::optional<ExpandingArray<2>> stride = std::nullopt, ExpandingArray<2> padding = 0,
+    ExpandingArray<2> dilation = 1, bool ceil_mode = false);
 EMBER_API Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
                             std::optional<ExpandingArray<2>> stride = std::nullopt,
                             ExpandingArray<2> padding = 0, bool ceil_mode = false,

@@ -1,5 +1,7 @@
 #pragma once
 // MaxPool2d, AvgPool2d and AdaptiveAvgPool2d.
+#include <tuple>
+
 #include "ember/nn/module.h"
 #include "ember/nn/options/pooling.h"
 #include "ember/nn/pimpl.h"
@@ -12,6 +14,8 @@ class EMBER_API MaxPool2dImpl : public Module {
       : MaxPool2dImpl(MaxPool2dOptions(kernel_size)) {}
   explicit MaxPool2dImpl(const MaxPool2dOptions& options);
   Tensor forward(const Tensor& input);
+  // The output and the flat h * W + w position of each maximum in its plane.
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
   MaxPool2dOptions options;
 };

@@ -1,0 +1,84 @@
+// Sliding windows on CUDA: im2col, col2im and max pooling, one thread per element written, with
+// the per-window math of core/window2d.h (the CPU tests check the same functions). col2im is
+// the gather form, so no atomics are needed and the result does not depend on scheduling.
+#include <math.h>
+
+#include "cuda/cuda_backend.h"
+#include "cuda/loop.cuh"
+
+namespace ember::cuda {
+namespace {
+
+template <typename T>
+__global__ void im2col_kernel(T* cols, const T* in, Window2d g, int64_t total) {
+  const int64_t K = g.columns(), L = g.positions(), HW = g.plane();
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t k = e % K, l = (e / K) % L, n = e / (K * L);
+    const int64_t j = k % g.kw, i = (k / g.kw) % g.kh, c = k / (g.kw * g.kh);
+    const int64_t h = g.row_of(l / g.out_w, i), w = g.col_of(l % g.out_w, j);
+    const bool inside = h >= 0 && h < g.height && w >= 0 && w < g.width;
+    cols[e] = inside ? in[(n * g.channels + c) * HW + h * g.width + w] : T(0.0f);
+  }
+}
+
+template <typename T>
+__global__ void col2im_kernel(T* out, const T* cols, Window2d g, int64_t total) {
+  const int64_t HW = g.plane(), sample = g.positions() * g.columns();
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t w = e % g.width, h = (e / g.width) % g.height;
+    const int64_t c = (e / HW) % g.channels, n = e / (HW * g.channels);
+    out[e] = static_cast<T>(col2im_sum<T, acc_t<T>>(g, cols + n * sample, c, h, w));
+  }
+}
+
+template <typename T>
+__global__ void max_pool_kernel(T* values, int64_t* indices, const T* in, Window2d g,
+                                int64_t total) {
+  const int64_t L = g.positions();
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t l = e % L, p = e / L;
+    const T* plane = in + p * g.plane();
+    const int64_t at = window_argmax<T, acc_t<T>>(g, plane, l / g.out_w, l % g.out_w);
+    indices[e] = at;
+    values[e] = at >= 0 ? plane[at] : T(-INFINITY);
+  }
+}
+
+}  // namespace
+
+void CudaBackend::im2col(const Tensor& cols, const Tensor& in, const Window2d& g) {
+  const int64_t total = cols.numel();
+  if (total == 0) return;
+  EMBER_DISPATCH_FLOATING(in.dtype(), "im2col", [&] {
+    im2col_kernel<<<grid_for(total), kThreads, 0, detail::stream_of(cols)>>>(
+        cols.data_ptr<scalar_t>(), in.data_ptr<scalar_t>(), g, total);
+  });
+  EMBER_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::col2im(const Tensor& out, const Tensor& cols, const Window2d& g) {
+  const int64_t total = out.numel();
+  if (total == 0) return;
+  EMBER_DISPATCH_FLOATING(cols.dtype(), "col2im", [&] {
+    col2im_kernel<<<grid_for(total), kThreads, 0, detail::stream_of(out)>>>(
+        out.data_ptr<scalar_t>(), cols.data_ptr<scalar_t>(), g, total);
+  });
+  EMBER_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& in,
+                             const Window2d& g) {
+  const int64_t total = values.numel();
+  if (total == 0) return;
+  EMBER_DISPATCH_FLOATING(in.dtype(), "max_pool2d", [&] {
+    max_pool_kernel<<<grid_for(total), kThreads, 0, detail::stream_of(values)>>>(
+        values.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(), in.data_ptr<scalar_t>(), g,
+        total);
+  });
+  EMBER_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace ember::cuda
