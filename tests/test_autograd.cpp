@@ -143,6 +143,20 @@ TEST(Autograd, GradFunction) {
   expect_close(g2[0], tensor({6.0, 12.0}, kDouble));
 }
 
+TEST(Autograd, GradLeavesOtherLeavesUntouched) {
+  // torch.autograd.grad computes the asked-for gradients only: the other leaves' .grad stays
+  // undefined (a bug once accumulated into them, which double backward then counted twice).
+  Tensor x = tensor({1.0, 2.0}, kDouble).requires_grad_();
+  Tensor w = tensor({3.0, -1.0}, kDouble).requires_grad_();
+  Tensor y = (x * w).sum();
+  for (bool create_graph : {false, true}) {
+    auto g = autograd::grad({y}, {x}, {}, true, create_graph);
+    expect_close(g[0], tensor({3.0, -1.0}, kDouble));
+    EXPECT_FALSE(w.grad().defined()) << "create_graph=" << create_graph;
+    EXPECT_FALSE(x.grad().defined()) << "create_graph=" << create_graph;
+  }
+}
+
 TEST(Autograd, BroadcastGradientsSumBack) {
   Tensor a = randn({3, 1}, kDouble).requires_grad_();
   Tensor b = randn({4}, kDouble).requires_grad_();

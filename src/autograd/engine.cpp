@@ -130,6 +130,8 @@ void run_backward(const std::vector<Edge>& roots, variable_list root_grads, bool
         }
         continue;
       }
+      // autograd::grad never writes .grad: leaves other than the inputs get nothing.
+      if (dynamic_cast<AccumulateGrad*>(n)) continue;
     }
     if (grads.size() < n->num_outputs()) grads.resize(n->num_outputs());
     variable_list out = n->apply(std::move(grads));

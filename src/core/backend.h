@@ -52,7 +52,7 @@ class Backend {
   virtual void scatter_add(const Tensor& out, int64_t dim, const Tensor& index,
                            const Tensor& src) = 0;
   // Sliding windows (core/window2d.h has the layouts); floating dtypes, contiguous tensors.
-  // cols [N, L, K] = the window elements of in [N, C, H, W], zero where a window covers padding.
+  // cols [N, K, L] = the window elements of in [N, C, H, W], zero where a window covers padding.
   virtual void im2col(const Tensor& cols, const Tensor& in, const Window2d& g) = 0;
   // out [N, C, H, W] = for each input element, the sum of the cols entries im2col copied from it.
   virtual void col2im(const Tensor& out, const Tensor& cols, const Window2d& g) = 0;

@@ -1,4 +1,5 @@
 // Copy (with casts), fill and where on the CPU.
+#include <algorithm>
 #include <cstring>
 
 #include "core/dispatch.h"
@@ -19,6 +20,10 @@ void cast_copy(const Tensor& dst, const Tensor& src) {
       } else {
         for (int64_t i = 0; i < n; ++i) d[i] = static_cast<dst_t>(static_cast<acc_t<src_t>>(x[i]));
       }
+    } else if (s[0] == sizeof(dst_t) && s[1] == 0) {  // a broadcast value: a fill
+      const auto v =
+          static_cast<dst_t>(static_cast<acc_t<src_t>>(*reinterpret_cast<const src_t*>(ptr[1])));
+      std::fill_n(reinterpret_cast<dst_t*>(ptr[0]), n, v);
     } else {
       for (int64_t i = 0; i < n; ++i) {
         *reinterpret_cast<dst_t*>(ptr[0] + i * s[0]) = static_cast<dst_t>(

@@ -2,6 +2,8 @@
 // Each parallelises over independent rows or planes, so results never depend on the thread count.
 #include <math.h>
 
+#include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "core/dispatch.h"
@@ -11,79 +13,163 @@
 namespace ember::cpu {
 namespace {
 
+// For kernel column j, the output columns [lo, hi) whose input column lies inside the width
+// (col_of grows with ow, so they form one run); outside it a window reads padding.
+struct InsideRun {
+  int64_t lo, hi;
+};
+std::vector<InsideRun> inside_runs(const Window2d& g) {
+  std::vector<InsideRun> runs(static_cast<size_t>(g.kw));
+  for (int64_t j = 0; j < g.kw; ++j) {
+    int64_t lo = 0, hi = g.out_w;
+    while (lo < hi && g.col_of(lo, j) < 0) ++lo;
+    while (hi > lo && g.col_of(hi - 1, j) >= g.width) --hi;
+    runs[j] = {lo, hi};
+  }
+  return runs;
+}
+
+// One item is one row (n, k) of the columns: for each output row, a (strided) copy of an input
+// row segment, with zeros where the window covers padding.
 template <typename T>
 void im2col_kernel(T* cols, const T* in, const Window2d& g, int64_t batch) {
-  const int64_t K = g.columns(), HW = g.plane();
-  // One item is one row of output positions (n, oh): out_w * K column entries.
-  parallel_for(batch * g.out_h, g.out_w * K, [&](int64_t begin, int64_t end) {
+  const int64_t K = g.columns(), L = g.positions(), HW = g.plane();
+  const std::vector<InsideRun> runs = inside_runs(g);
+  parallel_for(batch * K, L, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      const int64_t n = r / g.out_h, oh = r % g.out_h;
-      const T* x = in + n * g.channels * HW;
-      T* dst = cols + r * g.out_w * K;
-      for (int64_t ow = 0; ow < g.out_w; ++ow) {
-        for (int64_t c = 0; c < g.channels; ++c) {
-          for (int64_t i = 0; i < g.kh; ++i) {
-            const int64_t h = g.row_of(oh, i);
-            if (h < 0 || h >= g.height) {
-              for (int64_t j = 0; j < g.kw; ++j) *dst++ = T(0.0f);
-              continue;
-            }
-            const T* src = x + c * HW + h * g.width;
-            for (int64_t j = 0; j < g.kw; ++j) {
-              const int64_t w = g.col_of(ow, j);
-              *dst++ = (w >= 0 && w < g.width) ? src[w] : T(0.0f);
-            }
-          }
+      const int64_t n = r / K, k = r % K;
+      const int64_t j = k % g.kw, i = (k / g.kw) % g.kh, c = k / (g.kw * g.kh);
+      const T* plane = in + (n * g.channels + c) * HW;
+      const InsideRun run = runs[j];
+      const int64_t shift = g.col_of(0, j);  // input column read by output column 0
+      T* dst = cols + r * L;
+      for (int64_t oh = 0; oh < g.out_h; ++oh, dst += g.out_w) {
+        const int64_t h = g.row_of(oh, i);
+        if (h < 0 || h >= g.height || run.lo >= run.hi) {
+          std::fill(dst, dst + g.out_w, T(0.0f));
+          continue;
         }
+        const T* row = plane + h * g.width;
+        std::fill(dst, dst + run.lo, T(0.0f));
+        if (g.sw == 1) {
+          std::copy(row + shift + run.lo, row + shift + run.hi, dst + run.lo);
+        } else {
+          for (int64_t ow = run.lo; ow < run.hi; ++ow) dst[ow] = row[shift + ow * g.sw];
+        }
+        std::fill(dst + run.hi, dst + g.out_w, T(0.0f));
       }
     }
   });
 }
 
-// Scatter form, one (sample, channel) plane per item: its column entries are read in order and
-// added into a plane-sized accumulator, which is cheaper here than col2im_sum's divisions.
+// Scatter form, one (sample, channel) plane per item: the plane's kh * kw column rows are read
+// in order and added into it, which is cheaper on the CPU than col2im_sum's divisions and adds
+// in the same order for any thread count.
 template <typename T>
 void col2im_kernel(T* out, const T* cols, const Window2d& g, int64_t batch) {
   using Acc = acc_t<T>;
-  const int64_t K = g.columns(), HW = g.plane(), L = g.positions();
-  parallel_for(batch * g.channels, L * g.kh * g.kw, [&](int64_t begin, int64_t end) {
-    std::vector<Acc> acc(static_cast<size_t>(HW));
+  const int64_t L = g.positions(), HW = g.plane(), window = g.kh * g.kw;
+  const std::vector<InsideRun> runs = inside_runs(g);
+  parallel_for(batch * g.channels, window * L, [&](int64_t begin, int64_t end) {
+    std::vector<Acc> buffer(std::is_same_v<T, Acc> ? 0 : static_cast<size_t>(HW));
     for (int64_t p = begin; p < end; ++p) {
-      const int64_t n = p / g.channels, c = p % g.channels;
-      std::fill(acc.begin(), acc.end(), Acc(0));
-      const T* src = cols + n * L * K + c * g.kh * g.kw;
-      for (int64_t oh = 0; oh < g.out_h; ++oh) {
-        for (int64_t ow = 0; ow < g.out_w; ++ow) {
-          const T* window = src + (oh * g.out_w + ow) * K;
-          for (int64_t i = 0; i < g.kh; ++i) {
+      Acc* acc;
+      if constexpr (std::is_same_v<T, Acc>) {
+        acc = out + p * HW;  // accumulate in place
+      } else {
+        acc = buffer.data();
+      }
+      std::fill(acc, acc + HW, Acc(0));
+      const T* src = cols + p * window * L;  // rows (c, i, j) of sample n = p / C, channel c
+      for (int64_t i = 0; i < g.kh; ++i) {
+        for (int64_t j = 0; j < g.kw; ++j, src += L) {
+          const InsideRun run = runs[j];
+          const int64_t shift = g.col_of(0, j);
+          for (int64_t oh = 0; oh < g.out_h; ++oh) {
             const int64_t h = g.row_of(oh, i);
             if (h < 0 || h >= g.height) continue;
-            for (int64_t j = 0; j < g.kw; ++j) {
-              const int64_t w = g.col_of(ow, j);
-              if (w >= 0 && w < g.width)
-                acc[h * g.width + w] += static_cast<Acc>(window[i * g.kw + j]);
+            const T* v = src + oh * g.out_w;
+            if (run.lo >= run.hi) continue;
+            if (g.sw == 1) {
+              Acc* row = acc + h * g.width + shift + run.lo;  // input column of run.lo
+              const T* w = v + run.lo;
+              for (int64_t e = 0; e < run.hi - run.lo; ++e) row[e] += static_cast<Acc>(w[e]);
+            } else {
+              Acc* row = acc + h * g.width;
+              for (int64_t ow = run.lo; ow < run.hi; ++ow) {
+                row[shift + ow * g.sw] += static_cast<Acc>(v[ow]);
+              }
             }
           }
         }
       }
-      T* dst = out + p * HW;
-      for (int64_t e = 0; e < HW; ++e) dst[e] = static_cast<T>(acc[e]);
+      if constexpr (!std::is_same_v<T, Acc>) {
+        T* dst = out + p * HW;
+        for (int64_t e = 0; e < HW; ++e) dst[e] = static_cast<T>(acc[e]);
+      }
     }
   });
 }
 
+// Row by row: windows that lie inside the input are reduced together, window element by window
+// element, so the loop over output positions has no carried dependency and no branch (random
+// data would mispredict one per element). The edges use window_argmax; both visit a window's
+// elements in the same order, so the indices are the ones PyTorch picks.
 template <typename T>
 void max_pool_kernel(T* values, int64_t* indices, const T* in, const Window2d& g, int64_t planes) {
-  const int64_t L = g.positions(), HW = g.plane();
+  using Acc = acc_t<T>;
+  const int64_t L = g.positions(), HW = g.plane(), W = g.width;
+  // Output columns [lo, hi) whose windows stay inside the width.
+  int64_t lo = 0, hi = g.out_w;
+  while (lo < hi && g.col_of(lo, 0) < 0) ++lo;
+  while (hi > lo && g.col_of(hi - 1, g.kw - 1) >= W) --hi;
   parallel_for(planes, L * g.kh * g.kw, [&](int64_t begin, int64_t end) {
+    std::vector<Acc> best_value(static_cast<size_t>(g.out_w));
+    std::vector<int64_t> best(static_cast<size_t>(g.out_w));
+    std::vector<uint8_t> seen_nan(static_cast<size_t>(g.out_w));
     for (int64_t p = begin; p < end; ++p) {
       const T* plane = in + p * HW;
       for (int64_t oh = 0; oh < g.out_h; ++oh) {
+        T* vrow = values + p * L + oh * g.out_w;
+        int64_t* irow = indices + p * L + oh * g.out_w;
+        const bool rows_inside = g.row_of(oh, 0) >= 0 && g.row_of(oh, g.kh - 1) < g.height;
+        const int64_t a = rows_inside ? lo : g.out_w, b = rows_inside ? hi : g.out_w;
         for (int64_t ow = 0; ow < g.out_w; ++ow) {
-          const int64_t at = window_argmax<T, acc_t<T>>(g, plane, oh, ow);
-          const int64_t l = p * L + oh * g.out_w + ow;
-          indices[l] = at;
-          values[l] = at >= 0 ? plane[at] : T(-INFINITY);
+          if (ow == a) ow = b;  // the inside run is done below
+          if (ow >= g.out_w) break;
+          const int64_t at = window_argmax<T, Acc>(g, plane, oh, ow);
+          irow[ow] = at;
+          vrow[ow] = at >= 0 ? plane[at] : T(-INFINITY);
+        }
+        if (a >= b) continue;
+        for (int64_t i = 0; i < g.kh; ++i) {
+          const int64_t h = g.row_of(oh, i);
+          for (int64_t j = 0; j < g.kw; ++j) {
+            const int64_t offset = h * W + g.col_of(0, j);  // position of element (i, j) at ow = 0
+            const T* src = plane + offset;
+            if (i == 0 && j == 0) {
+              for (int64_t ow = a; ow < b; ++ow) {
+                const Acc v = static_cast<Acc>(src[ow * g.sw]);
+                best_value[ow] = v;
+                best[ow] = offset + ow * g.sw;
+                seen_nan[ow] = v != v;
+              }
+              continue;
+            }
+            // Integer masks instead of selects: the compiler turns selects into branches.
+            for (int64_t ow = a; ow < b; ++ow) {
+              const Acc v = static_cast<Acc>(src[ow * g.sw]);
+              const bool nan = v != v;
+              const bool take = ((v > best_value[ow]) & !seen_nan[ow]) | nan;
+              best[ow] ^= (best[ow] ^ (offset + ow * g.sw)) & -static_cast<int64_t>(take);
+              best_value[ow] = v > best_value[ow] ? v : best_value[ow];  // NaN: see seen_nan
+              seen_nan[ow] |= nan;
+            }
+          }
+        }
+        for (int64_t ow = a; ow < b; ++ow) {
+          irow[ow] = best[ow];
+          vrow[ow] = plane[best[ow]];
         }
       }
     }

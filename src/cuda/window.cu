@@ -14,7 +14,7 @@ __global__ void im2col_kernel(T* cols, const T* in, Window2d g, int64_t total) {
   const int64_t K = g.columns(), L = g.positions(), HW = g.plane();
   for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
        e += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t k = e % K, l = (e / K) % L, n = e / (K * L);
+    const int64_t l = e % L, k = (e / L) % K, n = e / (K * L);
     const int64_t j = k % g.kw, i = (k / g.kw) % g.kh, c = k / (g.kw * g.kh);
     const int64_t h = g.row_of(l / g.out_w, i), w = g.col_of(l % g.out_w, j);
     const bool inside = h >= 0 && h < g.height && w >= 0 && w < g.width;

@@ -26,7 +26,7 @@ void check_positive(ExpandingArray<2> a, const char* what, const char* op) {
               " must be greater than zero, but got ", a);
 }
 
-// Columns [N, L, K]: row l holds the window of output position l, K = C * kh * kw.
+// Columns [N, K, L]: column l holds the window of output position l, K = C * kh * kw.
 Tensor columns(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dilation,
                const ConvPadding& pad, ExpandingArray<2> stride, int64_t* out_h, int64_t* out_w) {
   const int64_t C = x.size(1), H = x.size(2), W = x.size(3);
@@ -43,14 +43,14 @@ Tensor columns(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dilation,
               python_name(x.dtype()));
   *out_h = g.out_h;
   *out_w = g.out_w;
-  return nn::detail::im2col_rows(x, g);
+  return nn::detail::im2col_columns(x, g);
 }
 
-// out [N, O, L] = weight [O, K] @ cols[n]^T (+ bias) for every sample n: one GEMM per sample
-// writes the NCHW output directly, with no transposing copy (PyTorch's CPU convolution does the
-// same). The weight gradient sums one GEMM per sample into [O, K].
+// out [N, O, L] = weight [O, K] @ cols[n] (+ bias) for every sample n: one GEMM per sample
+// writes the NCHW output directly (as PyTorch's CPU convolution does). The weight gradient
+// sums one GEMM per sample into [O, K].
 Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias) {
-  const int64_t N = cols.size(0), L = cols.size(1), K = cols.size(2), O = weight.size(0);
+  const int64_t N = cols.size(0), K = cols.size(1), L = cols.size(2), O = weight.size(0);
   check_same_device(cols, weight, "conv2d");
   EMBER_CHECK(cols.dtype() == weight.dtype(), TypeError, "conv2d(): Input type (",
               python_name(cols.dtype()), ") and weight type (", python_name(weight.dtype()),
@@ -68,37 +68,38 @@ Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias) {
     be.copy(out, make_view(bias, {N, O, L}, {0, bias.stride(0), 0}, bias.storage_offset()), false);
     beta = 1.0;
   }
-  be.gemm(out, weight.detach().reshape({1, O, K}), cols.detach().transpose(1, 2), 1.0, beta);
+  be.gemm(out, weight.detach().reshape({1, O, K}), cols.detach(), 1.0, beta);
   if (autograd::needs_grad({cols, weight, bias})) {
     const bool grad_cols = autograd::requires_grad_fast(cols);
     const bool grad_weight = autograd::requires_grad_fast(weight);
-    autograd::record("ConvolutionBackward0", out, {cols, weight, bias},
-                     [scols = grad_weight ? autograd::SavedTensor(cols) : autograd::SavedTensor(),
-                      sweight = grad_cols ? autograd::SavedTensor(weight) : autograd::SavedTensor(),
-                      wsizes = DimVector(weight.sizes()), grad_bias = bias.defined(), N, K,
-                      O](const autograd::variable_list& g) {
-                       Tensor gcols, gweight, gbias;
-                       if (sweight.defined()) {  // [N, L, K] = g[n]^T [L, O] @ weight [O, K]
-                         gcols = bmm(g[0].transpose(1, 2),
-                                     sweight.unpack().reshape({1, O, K}).expand({N, O, K}));
-                       }
-                       if (scols.defined()) {
-                         const Tensor c = scols.unpack();
-                         if (GradMode::is_enabled()) {  // create_graph: differentiable ops
-                           gweight = bmm(g[0], c).sum({0});
-                         } else {
-                           const Tensor go = g[0].contiguous();
-                           gweight = make_empty({1, O, K}, go.dtype(), go.device());
-                           for (int64_t n = 0; n < N; ++n) {
-                             backend_for(go).gemm(gweight, go.narrow(0, n, 1), c.narrow(0, n, 1),
-                                                  1.0, n == 0 ? 0.0 : 1.0);
-                           }
-                         }
-                         gweight = gweight.reshape(wsizes);
-                       }
-                       if (grad_bias) gbias = g[0].sum({0, 2});
-                       return autograd::variable_list{gcols, gweight, gbias};
-                     });
+    autograd::record(
+        "ConvolutionBackward0", out, {cols, weight, bias},
+        [scols = grad_weight ? autograd::SavedTensor(cols) : autograd::SavedTensor(),
+         sweight = grad_cols ? autograd::SavedTensor(weight) : autograd::SavedTensor(),
+         wsizes = DimVector(weight.sizes()), grad_bias = bias.defined(), N, K,
+         O](const autograd::variable_list& g) {
+          Tensor gcols, gweight, gbias;
+          if (sweight.defined()) {  // [N, K, L] = weight^T [K, O] @ g[n] [O, L]
+            gcols =
+                bmm(sweight.unpack().reshape({1, O, K}).transpose(1, 2).expand({N, K, O}), g[0]);
+          }
+          if (scols.defined()) {
+            const Tensor c = scols.unpack();
+            if (GradMode::is_enabled()) {  // create_graph: differentiable ops
+              gweight = bmm(g[0], c.transpose(1, 2)).sum({0});
+            } else {
+              const Tensor go = g[0].contiguous();
+              gweight = make_empty({1, O, K}, go.dtype(), go.device());
+              for (int64_t n = 0; n < N; ++n) {
+                backend_for(go).gemm(gweight, go.narrow(0, n, 1), c.narrow(0, n, 1).transpose(1, 2),
+                                     1.0, n == 0 ? 0.0 : 1.0);
+              }
+            }
+            gweight = gweight.reshape(wsizes);
+          }
+          if (grad_bias) gbias = g[0].sum({0, 2});
+          return autograd::variable_list{gcols, gweight, gbias};
+        });
   }
   return out;
 }
@@ -127,18 +128,17 @@ Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias
               "conv2d(): bias must have shape [", O, "], got ", bias.sizes());
   int64_t oh = 0, ow = 0;
   ExpandingArray<2> k({weight.size(2), weight.size(3)});
-  Tensor cols = columns(input, k, dilation, pad, stride, &oh, &ow);  // [N, L, C*kh*kw]
-  const int64_t L = oh * ow, Kg = C / groups * k[0] * k[1];
+  Tensor cols = columns(input, k, dilation, pad, stride, &oh, &ow);  // [N, C*kh*kw, L]
   if (groups == 1) return conv_gemm(cols, weight, bias).view({N, O, oh, ow});
-  Tensor out;  // [N * L, O]
-  {
-    // [g, N*L, Kg] @ [g, Kg, O/g] -> [g, N*L, O/g] -> [N*L, O]
-    Tensor rows = cols.view({N * L, groups, Kg}).transpose(0, 1);
-    Tensor w = weight.reshape({groups, O / groups, Kg}).transpose(1, 2);
-    out = bmm(rows, w).transpose(0, 1).reshape({N * L, O});
-    if (bias.defined()) out = out + bias;
+  // Each group convolves its own channels with its own filters.
+  const int64_t Kg = C / groups * k[0] * k[1], Og = O / groups;
+  std::vector<Tensor> outs;
+  outs.reserve(static_cast<size_t>(groups));
+  for (int64_t gi = 0; gi < groups; ++gi) {
+    outs.push_back(conv_gemm(cols.narrow(1, gi * Kg, Kg), weight.narrow(0, gi * Og, Og),
+                             bias.defined() ? bias.narrow(0, gi * Og, Og) : Tensor()));
   }
-  return out.view({N, oh, ow, O}).permute({0, 3, 1, 2}).contiguous();
+  return cat(outs, 1).view({N, O, oh, ow});
 }
 
 }  // namespace
@@ -153,7 +153,49 @@ Tensor im2col(const Tensor& input, ExpandingArray<2> kernel_size, ExpandingArray
   int64_t oh = 0, ow = 0;
   Tensor cols = columns(input, kernel_size, dilation,
                         {padding[0], padding[1], padding[0], padding[1]}, stride, &oh, &ow);
-  return cols.transpose(1, 2).contiguous();
+  return cols;
+}
+
+Tensor col2im(const Tensor& input, ExpandingArray<2> output_size, ExpandingArray<2> kernel_size,
+              ExpandingArray<2> dilation, ExpandingArray<2> padding, ExpandingArray<2> stride) {
+  EMBER_CHECK(input.dim() == 3, ValueError,
+              "col2im(): expected a 3-D input [N, C * kh * kw, L], got shape ", input.sizes());
+  EMBER_CHECK(input.is_floating_point(), TypeError,
+              "col2im(): expected a floating point input, got ", python_name(input.dtype()));
+  check_positive(output_size, "output_size", "col2im");
+  check_positive(kernel_size, "kernel_size", "col2im");
+  check_positive(stride, "stride", "col2im");
+  check_positive(dilation, "dilation", "col2im");
+  EMBER_CHECK(padding[0] >= 0 && padding[1] >= 0, ValueError,
+              "col2im(): padding must be non-negative, got ", padding);
+  const int64_t window = kernel_size[0] * kernel_size[1];
+  EMBER_CHECK(input.size(1) % window == 0, ValueError,
+              "col2im(): expected size of input's dimension 1 to be divisible by the product of "
+              "kernel_size (",
+              window, "), but got input.size(1)=", input.size(1));
+  Window2d g{input.size(1) / window,
+             output_size[0],
+             output_size[1],
+             kernel_size[0],
+             kernel_size[1],
+             stride[0],
+             stride[1],
+             padding[0],
+             padding[1],
+             dilation[0],
+             dilation[1],
+             0,
+             0};
+  g.out_h = nn::detail::window_output_size(g.height, g.kh, g.ph, 2 * g.ph, g.sh, g.dh, false);
+  g.out_w = nn::detail::window_output_size(g.width, g.kw, g.pw, 2 * g.pw, g.sw, g.dw, false);
+  EMBER_CHECK(g.out_h > 0 && g.out_w > 0 && input.size(2) == g.positions(), ValueError,
+              "col2im(): given output_size=", output_size, ", kernel_size=", kernel_size,
+              ", dilation=", dilation, ", padding=", padding, ", stride=", stride,
+              ", expected size of input's dimension 2 to match the calculated number of sliding "
+              "blocks ",
+              g.out_h, " * ", g.out_w, " = ", g.positions(),
+              ", but got input.size(2)=", input.size(2));
+  return nn::detail::col2im_columns(input, g);
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias,

@@ -88,8 +88,8 @@ Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
               "avg_pool2d(): divisor must be not zero");
   const Window2d g = pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d");
   // Each plane is a one-channel image; im2col's zero padding adds nothing to the sums.
-  Tensor windows = nn::detail::im2col_rows(input.reshape({planes_of(input), 1, g.height, g.width}),
-                                           g);  // [P, L, kh * kw]
+  Tensor windows = nn::detail::im2col_columns(
+      input.reshape({planes_of(input), 1, g.height, g.width}), g);  // [P, kh * kw, L]
   // The divisor of each output position, as PyTorch's kernel computes it.
   const int64_t H = g.height, W = g.width;
   std::vector<double> div;
@@ -110,7 +110,7 @@ Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
     }
   }
   Tensor divisor = tensor(div, TensorOptions(input.dtype()).device(input.device()));
-  return (windows.sum({2}) / divisor).reshape(pooled_shape(input, g));
+  return (windows.sum({1}) / divisor).reshape(pooled_shape(input, g));
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size) {

@@ -12,6 +12,7 @@
 #include "core/backend.h"
 #include "core/tensor_factory.h"
 #include "ember/ops.h"
+#include "ops/index_grad.h"
 
 namespace ember::nn::detail {
 namespace {
@@ -58,27 +59,27 @@ int64_t window_output_size(int64_t in, int64_t kernel, int64_t pad_before, int64
   return out;
 }
 
-Tensor im2col_rows(const Tensor& x, const Window2d& g) {
+Tensor im2col_columns(const Tensor& x, const Window2d& g) {
   const int64_t N = x.size(0);
   Tensor in = x.contiguous();
-  Tensor cols = make_empty({N, g.positions(), g.columns()}, x.dtype(), x.device());
+  Tensor cols = make_empty({N, g.columns(), g.positions()}, x.dtype(), x.device());
   if (cols.numel() > 0) backend_for(cols).im2col(cols, in, g);
   if (autograd::needs_grad({x})) {
     autograd::record("Im2ColBackward0", cols, {x}, [g](const autograd::variable_list& grad) {
-      return autograd::variable_list{col2im_rows(grad[0], g)};
+      return autograd::variable_list{col2im_columns(grad[0], g)};
     });
   }
   return cols;
 }
 
-Tensor col2im_rows(const Tensor& cols, const Window2d& g) {
+Tensor col2im_columns(const Tensor& cols, const Window2d& g) {
   const int64_t N = cols.size(0);
   Tensor in = cols.contiguous();
   Tensor out = make_empty({N, g.channels, g.height, g.width}, cols.dtype(), cols.device());
   if (out.numel() > 0) backend_for(out).col2im(out, in, g);
   if (autograd::needs_grad({cols})) {
     autograd::record("Col2ImBackward0", out, {cols}, [g](const autograd::variable_list& grad) {
-      return autograd::variable_list{im2col_rows(grad[0], g)};
+      return autograd::variable_list{im2col_columns(grad[0], g)};
     });
   }
   return out;
@@ -91,9 +92,14 @@ std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& planes, const Window2d&
   Tensor indices = make_empty({P, g.out_h, g.out_w}, kLong, planes.device());
   if (values.numel() > 0) backend_for(values).max_pool2d(values, indices, in, g);
   if (autograd::needs_grad({planes})) {
-    // The maxima are a gather of the input at their indices, and so is their gradient.
-    values = gather(planes.reshape({P, g.plane()}), 1, indices.view({P, g.positions()}))
-                 .view({P, g.out_h, g.out_w});
+    // The maxima are a gather of the input at their indices, and their gradient is gather's.
+    autograd::record(
+        "MaxPool2DWithIndicesBackward0", values, {planes},
+        [saved = autograd::SavedTensor(indices), g, P](const autograd::variable_list& grad) {
+          const Tensor flat = gather_backward(grad[0].reshape({P, g.positions()}), {P, g.plane()},
+                                              1, saved.unpack().view({P, g.positions()}));
+          return autograd::variable_list{flat.view({P, g.height, g.width})};
+        });
   }
   return {values, indices};
 }

@@ -15,11 +15,11 @@ namespace ember::nn::detail {
 int64_t window_output_size(int64_t in, int64_t kernel, int64_t pad_before, int64_t pad_total,
                            int64_t stride, int64_t dilation, bool ceil_mode);
 
-// Columns [N, L, K] of x [N, C, H, W] (g.channels == C). Differentiable: the gradient is
-// col2im_rows, whose gradient is im2col_rows again (so double backward works).
-Tensor im2col_rows(const Tensor& x, const Window2d& g);
+// Columns [N, K, L] of x [N, C, H, W] (g.channels == C). Differentiable: the gradient is
+// col2im_columns, whose gradient is im2col_columns again (so double backward works).
+Tensor im2col_columns(const Tensor& x, const Window2d& g);
 // [N, C, H, W] whose elements are the sums of the column entries taken from them.
-Tensor col2im_rows(const Tensor& cols, const Window2d& g);
+Tensor col2im_columns(const Tensor& cols, const Window2d& g);
 
 // The maximum of every window of x's planes ([P, H, W], g.channels == 1) and its flat position
 // h * W + w, both [P, out_h, out_w]. The values are differentiable (as a gather).

@@ -8,6 +8,7 @@
 #include "core/backend.h"
 #include "core/tensor_factory.h"
 #include "ember/ops.h"
+#include "ops/index_grad.h"
 
 namespace ember {
 
@@ -87,6 +88,17 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   return ember::index_select(*this, dim, index);
 }
 
+Tensor gather_backward(const Tensor& grad, IntArrayRef in_sizes, int64_t dim, const Tensor& index) {
+  Tensor z = zeros(in_sizes, grad.options());
+  if (grad.numel() > 0) backend_for(z).scatter_add(z, dim, index, grad);
+  if (autograd::needs_grad({grad})) {  // create_graph: z is linear in grad
+    autograd::record("ScatterAddBackward0", z, {grad}, [dim, index](const variable_list& gz) {
+      return variable_list{gather(gz[0], dim, index)};
+    });
+  }
+  return z;
+}
+
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   EMBER_CHECK(index.dtype() == kLong, TypeError, "gather(): Expected dtype int64 for index, got ",
               python_name(index.dtype()));
@@ -112,14 +124,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
   if (autograd::needs_grad({a})) {
     DimVector in_sizes(a.sizes());
     autograd::record("GatherBackward0", out, {a}, [=](const variable_list& g) {
-      Tensor z = zeros(in_sizes, g[0].options());
-      if (g[0].numel() > 0) backend_for(z).scatter_add(z, d, index, g[0]);
-      if (autograd::needs_grad({g[0]})) {  // create_graph: z is linear in g
-        autograd::record("ScatterAddBackward0", z, {g[0]}, [d, index](const variable_list& gz) {
-          return variable_list{gather(gz[0], d, index)};
-        });
-      }
-      return variable_list{z};
+      return variable_list{gather_backward(g[0], in_sizes, d, index)};
     });
   }
   return out;

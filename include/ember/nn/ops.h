@@ -20,6 +20,11 @@ EMBER_API Tensor linear(const Tensor& input, const Tensor& weight, const Tensor&
 EMBER_API Tensor im2col(const Tensor& input, ExpandingArray<2> kernel_size,
                         ExpandingArray<2> dilation = 1, ExpandingArray<2> padding = 0,
                         ExpandingArray<2> stride = 1);
+// The inverse arrangement (torch.nn.functional.fold): [N, C * kh * kw, L] columns summed back
+// into [N, C, output_size] (overlapping windows add up).
+EMBER_API Tensor col2im(const Tensor& input, ExpandingArray<2> output_size,
+                        ExpandingArray<2> kernel_size, ExpandingArray<2> dilation = 1,
+                        ExpandingArray<2> padding = 0, ExpandingArray<2> stride = 1);
 // 2-D convolution of [N, C, H, W] (or unbatched [C, H, W]) with weight [O, C / groups, kh, kw].
 EMBER_API Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
                         ExpandingArray<2> stride = 1, ExpandingArray<2> padding = 0,
