@@ -80,9 +80,12 @@ void gemm_blas(const Tensor& out, const Tensor& a, const Tensor& b, double alpha
       blas_call<T>(!lb.trans, !la.trans, N, M, K, T(alpha), Bm, lb.ld, A, la.ld, T(beta), C, lc.ld);
     }
   };
-  // Many small products: one per thread (OpenBLAS runs single-threaded inside a parallel region).
-  const bool small = M * N * K < 64 * 64 * 64;
-  if (B > 1 && small && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+  // Many small or mid-sized products (a convolution's per-sample GEMMs): one per thread, since
+  // OpenBLAS runs single-threaded inside a parallel region and its own threading of a mid-sized
+  // product costs a synchronisation per call.
+  const int threads = omp_get_max_threads();
+  const bool split = M * N * K < 64 * 64 * 64 || (B >= 2 * threads && M * N * K < 256 * 256 * 256);
+  if (B > 1 && split && threads > 1 && !omp_in_parallel()) {
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < B; ++i) one(i);
   } else {

@@ -47,8 +47,8 @@ Tensor columns(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dilation,
 }
 
 // out [N, O, L] = weight [O, K] @ cols[n] (+ bias) for every sample n: one GEMM per sample
-// writes the NCHW output directly (as PyTorch's CPU convolution does). The weight gradient
-// sums one GEMM per sample into [O, K].
+// writes the NCHW output directly (as PyTorch's CPU convolution does). The weight gradient is
+// the sum of one GEMM per sample.
 Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias) {
   const int64_t N = cols.size(0), K = cols.size(1), L = cols.size(2), O = weight.size(0);
   check_same_device(cols, weight, "conv2d");
@@ -85,16 +85,8 @@ Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias) {
           }
           if (scols.defined()) {
             const Tensor c = scols.unpack();
-            if (GradMode::is_enabled()) {  // create_graph: differentiable ops
-              gweight = bmm(g[0], c.transpose(1, 2)).sum({0});
-            } else {
-              const Tensor go = g[0].contiguous();
-              gweight = make_empty({1, O, K}, go.dtype(), go.device());
-              for (int64_t n = 0; n < N; ++n) {
-                backend_for(go).gemm(gweight, go.narrow(0, n, 1), c.narrow(0, n, 1).transpose(1, 2),
-                                     1.0, n == 0 ? 0.0 : 1.0);
-              }
-            }
+            // One product per sample (the backend runs them in parallel), then their sum.
+            gweight = bmm(g[0], c.transpose(1, 2)).sum({0});
             gweight = gweight.reshape(wsizes);
           }
           if (grad_bias) gbias = g[0].sum({0, 2});
