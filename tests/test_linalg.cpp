@@ -88,6 +88,29 @@ TEST(Mm, OutputLayoutsInTheBackend) {
   }
 }
 
+TEST(Mm, SummedBatchInTheBackend) {
+  // out with batch 1 and operands with batch 6: the products are summed (a weight gradient),
+  // with alpha and beta, in every dtype and with a shared (batch-1) operand, on every device.
+  for (Device device : et::test_devices()) {
+    for (ScalarType dt : {kFloat, kDouble, kLong, kBFloat16}) {
+      Tensor a = et::make_input({6, 4, 3}, dt, 12), b = et::make_input({6, 3, 5}, dt, 13),
+             shared = et::make_input({1, 4, 3}, dt, 14), c = et::make_input({1, 4, 5}, dt, 15);
+      const bool exact = dt == kLong;
+      const double beta = exact ? 1.0 : 0.5, tol = dt == kBFloat16 ? 3e-2 : 1e-5;
+      auto r = torch_run(std::string("y = ") + (exact ? "c" : "0.5 * c") +
+                             " + 2 * torch.bmm(a, b).sum(0, keepdim=True)\n"
+                             "z = 2 * torch.bmm(s.expand(6, 4, 3), b).sum(0, keepdim=True)",
+                         {{"a", a}, {"b", b}, {"s", shared}, {"c", c}}, {"y", "z"});
+      Tensor out = c.to(device).clone();
+      backend_for(device).gemm(out, a.to(device), b.to(device), 2.0, beta);
+      expect_close(out.cpu(), r.at("y"), tol, tol, std::string("summed ") + to_string(dt));
+      Tensor out2 = c.to(device).clone();
+      backend_for(device).gemm(out2, shared.to(device), b.to(device), 2.0, 0.0);
+      expect_close(out2.cpu(), r.at("z"), tol, tol, std::string("shared a ") + to_string(dt));
+    }
+  }
+}
+
 TEST(Bmm, BatchesAndTransposedBatches) {
   for (ScalarType dt : {kFloat, kDouble, kLong}) {
     Tensor a = et::make_input({4, 3, 5}, dt, 10), b = et::make_input({4, 5, 2}, dt, 11);

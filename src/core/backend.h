@@ -32,7 +32,9 @@ class Backend {
   // Index of the max (or min) along `dim`; values and indices have in's shape with dim = 1.
   virtual void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices,
                           const Tensor& in, int64_t dim) = 0;
-  // out[b] = alpha * a[b] @ b[b] + beta * out[b] for 3-D tensors [B,M,K] x [B,K,N] -> [B,M,N].
+  // out[b] = alpha * a[b] @ b[b] + beta * out[b] for 3-D tensors [B,M,K] x [B,K,N] -> [B,M,N];
+  // a or b may have batch 1 (shared by every b). When out has batch 1 but a or b has B > 1, the
+  // products are summed: out[0] = alpha * sum_b a[b] @ b[b] + beta * out[0] (a weight gradient).
   virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
                     double beta) = 0;
   // out[i] = start + i * step over a contiguous 1-D out.

@@ -58,4 +58,9 @@ void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
       " and ", b.device(), "! (when checking arguments for ", op, ")"));
 }
 
+Tensor gemm_batch_item(const Tensor& t, int64_t i) {
+  if (t.size(0) == 1) return t;
+  return make_view(t, {1, t.size(1), t.size(2)}, t.strides(), t.storage_offset() + i * t.stride(0));
+}
+
 }  // namespace ember

@@ -142,6 +142,11 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doubl
                       double beta) {
   EMBER_CHECK(out.dim() == 3 && a.dim() == 3 && b.dim() == 3, ValueError,
               "gemm expects 3-D tensors, got ", a.sizes(), " @ ", b.sizes(), " -> ", out.sizes());
+  const int64_t products = std::max(a.size(0), b.size(0));
+  if (out.size(0) == 1 && products > 1) {
+    gemm_summed(out, a, b, alpha, beta);
+    return;
+  }
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
   EMBER_CHECK(a.size(1) == M && b.size(1) == K && b.size(2) == N &&
                   (a.size(0) == B || a.size(0) == 1) && (b.size(0) == B || b.size(0) == 1),
@@ -198,6 +203,38 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doubl
       throw TypeError(detail::str_cat("matmul: unsupported dtype ", to_string(dt)));
     }
   });
+}
+
+// out[0] = alpha * sum_i a[i] @ b[i] + beta * out[0]. Each thread sums a contiguous share of the
+// products (one BLAS call each, accumulating with beta = 1) into its own buffer, thread 0 into
+// out; the buffers are then added in thread order, so the result does not depend on timing.
+void CpuBackend::gemm_summed(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
+                             double beta) {
+  const int64_t products = std::max(a.size(0), b.size(0));
+  auto part = [](const Tensor& t, int64_t i) { return gemm_batch_item(t, i); };
+  const int64_t shares = omp_in_parallel() ? 1 : std::min<int64_t>(omp_get_max_threads(), products);
+  std::vector<Tensor> targets{out};
+  for (int64_t s = 1; s < shares; ++s)
+    targets.push_back(make_empty(out.sizes(), out.dtype(), out.device()));
+  std::vector<Tensor> as, bs;
+  for (int64_t i = 0; i < products; ++i) {
+    as.push_back(part(a, i));
+    bs.push_back(part(b, i));
+  }
+  auto run_share = [&](int64_t s) {
+    const int64_t begin = products * s / shares, end = products * (s + 1) / shares;
+    for (int64_t i = begin; i < end; ++i) {
+      gemm(targets[s], as[i], bs[i], alpha, i > begin ? 1.0 : (s == 0 ? beta : 0.0));
+    }
+  };
+  if (shares > 1) {
+#pragma omp parallel for num_threads(shares) schedule(static)
+    for (int64_t s = 0; s < shares; ++s) run_share(s);
+  } else {
+    run_share(0);
+  }
+  for (int64_t s = 1; s < shares; ++s)
+    binary(BinaryOp::Add, out, out, targets[s], OpParams{1.0, 0.0});
 }
 
 }  // namespace ember::cpu

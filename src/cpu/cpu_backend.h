@@ -19,6 +19,12 @@ class CpuBackend final : public Backend {
                   int64_t dim) override;
   void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
             double beta) override;
+
+ private:
+  // gemm's summed form (out has batch 1, a or b more).
+  void gemm_summed(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta);
+
+ public:
   void arange(const Tensor& out, double start, double step) override;
   void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
               uint64_t offset) override;

@@ -5,6 +5,7 @@
 // current stream on every call.
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <atomic>
 #include <unordered_map>
 
@@ -72,6 +73,13 @@ void CudaBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doub
   check_operands("matmul", {&out, &a, &b});
   EMBER_CHECK(out.dim() == 3 && a.dim() == 3 && b.dim() == 3, ValueError,
               "gemm expects 3-D operands, got ", a.sizes(), " and ", b.sizes());
+  const int64_t products = std::max(a.size(0), b.size(0));
+  if (out.size(0) == 1 && products > 1) {  // summed form: accumulate on the stream, in order
+    for (int64_t i = 0; i < products; ++i) {
+      gemm(out, gemm_batch_item(a, i), gemm_batch_item(b, i), alpha, i == 0 ? beta : 1.0);
+    }
+    return;
+  }
   const ScalarType dt = out.dtype();
   EMBER_CHECK(a.dtype() == dt && b.dtype() == dt, TypeError,
               "expected m1 and m2 to have the same dtype, but got: ", to_string(a.dtype()),

@@ -85,8 +85,12 @@ Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias) {
           }
           if (scols.defined()) {
             const Tensor c = scols.unpack();
-            // One product per sample (the backend runs them in parallel), then their sum.
-            gweight = bmm(g[0], c.transpose(1, 2)).sum({0});
+            if (GradMode::is_enabled()) {  // create_graph: differentiable ops
+              gweight = bmm(g[0], c.transpose(1, 2)).sum({0});
+            } else {  // the backend's summed GEMM: no [N, O, K] temporary
+              gweight = make_empty({1, O, K}, c.dtype(), c.device());
+              backend_for(gweight).gemm(gweight, g[0], c.transpose(1, 2), 1.0, 0.0);
+            }
             gweight = gweight.reshape(wsizes);
           }
           if (grad_bias) gbias = g[0].sum({0, 2});
