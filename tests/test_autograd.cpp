@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
+#include "support/test_util.h"
 #include "support/torch_oracle.h"
 
 using namespace ember;
 using ember::testing::expect_close;
+using ember::testing::torch_run;
 using ember::testing::TorchOracle;
 
 TEST(Autograd, SimpleChainMatchesPyTorch) {
@@ -141,6 +143,23 @@ TEST(Autograd, GradFunction) {
   // Second derivative through create_graph.
   auto g2 = autograd::grad({g[0].sum()}, {x});
   expect_close(g2[0], tensor({6.0, 12.0}, kDouble));
+}
+
+TEST(Autograd, DoubleBackwardThroughSavedOutputs) {
+  // exp, tanh, sigmoid and sqrt save their output for backward; with create_graph the saved
+  // output must carry the path back to x, or the second derivative misses a term.
+  Tensor x = tensor({0.3, -1.2, 2.0}, kDouble).requires_grad_();
+  auto g = autograd::grad({(exp(x) + tanh(x) + sigmoid(x) + sqrt(x * x + 1)).sum()}, {x}, {},
+                          std::nullopt, /*create_graph=*/true);
+  g[0].sum().backward();
+  auto r = torch_run(
+      "x.requires_grad_()\n"
+      "g, = torch.autograd.grad((x.exp() + x.tanh() + x.sigmoid() + (x * x + 1).sqrt()).sum(), "
+      "x, create_graph=True)\n"
+      "g.sum().backward()\ngg = x.grad",
+      {{"x", x.detach()}}, {"g", "gg"});
+  expect_close(g[0], r.at("g"), 1e-12, 1e-12);
+  expect_close(x.grad(), r.at("gg"), 1e-12, 1e-12);
 }
 
 TEST(Autograd, GradLeavesOtherLeavesUntouched) {

@@ -9,10 +9,12 @@
 
 namespace ember::autograd {
 
-SavedTensor::SavedTensor(const Tensor& t, bool is_output) {
+SavedTensor::SavedTensor(const Tensor& t, bool is_output, uint32_t output_nr) {
   if (!t.defined()) return;
   data_ = is_output ? t.detach() : t;
   version_ = t._version();
+  output_nr_ = output_nr;
+  is_output_ = is_output;
 }
 
 Tensor SavedTensor::unpack() const {
@@ -24,7 +26,15 @@ Tensor SavedTensor::unpack() const {
         to_string(data_.dtype()), " ", data_.sizes(), "] is at version ", data_._version(),
         "; expected version ", version_, " instead."));
   }
-  return data_;
+  Node* owner = current_node();
+  if (!is_output_ || !owner || !GradMode::is_enabled()) return data_;
+  // create_graph: the saved output is the owner's output again, differentiable through it.
+  Tensor t = data_.detach();
+  auto& meta = t.unsafeGetTensorImpl()->ensure_autograd_meta();
+  meta.requires_grad = true;
+  meta.grad_fn = owner->shared_from_this();
+  meta.output_nr = output_nr_;
+  return t;
 }
 
 Edge gradient_edge(const Tensor& t) {

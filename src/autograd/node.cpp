@@ -10,7 +10,24 @@ namespace ember::autograd {
 namespace {
 std::atomic<uint64_t> g_next_sequence_nr{0};
 thread_local bool t_grad_enabled = true;
+thread_local Node* t_current_node = nullptr;
+
+// Marks `node` as the one whose backward runs, for SavedTensor::unpack.
+class CurrentNodeGuard {
+ public:
+  explicit CurrentNodeGuard(Node* node) : previous_(t_current_node) { t_current_node = node; }
+  ~CurrentNodeGuard() { t_current_node = previous_; }
+  CurrentNodeGuard(const CurrentNodeGuard&) = delete;
+  CurrentNodeGuard& operator=(const CurrentNodeGuard&) = delete;
+
+ private:
+  Node* previous_;
+};
 }  // namespace
+
+Node* current_node() {
+  return t_current_node;
+}
 
 bool GradMode::is_enabled() {
   return t_grad_enabled;
@@ -38,7 +55,11 @@ variable_list FunctionNode::apply(variable_list&& grads) {
   for (auto& [index, tensor] : retained_) {
     if (index < grads.size()) tensor.mutable_grad() = grads[index].detach();
   }
-  variable_list result = backward_(grads);
+  variable_list result;
+  {
+    CurrentNodeGuard guard(this);
+    result = backward_(grads);
+  }
   EMBER_CHECK(result.size() == next_edges_.size(), Error, name_, " returned ", result.size(),
               " gradients for ", next_edges_.size(), " inputs");
   for (size_t i = 0; i < result.size(); ++i) {

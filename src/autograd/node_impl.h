@@ -44,6 +44,9 @@ class AccumulateGrad final : public Node {
   Tensor variable_;
 };
 
+// The node whose backward runs on this thread right now (null outside backward).
+Node* current_node();
+
 // The edge a gradient for `t` should flow along (its grad_fn, or its leaf accumulator).
 Edge gradient_edge(const Tensor& t);
 

@@ -43,11 +43,13 @@ inline bool needs_grad(const std::vector<Tensor>& inputs) {
 
 // A tensor kept for backward. Remembers the version counter so that an in-place change after
 // saving is reported instead of silently giving a wrong gradient. Outputs of the recording op
-// are saved detached, which keeps the graph free of reference cycles.
+// (is_output, with their output index) are saved detached, which keeps the graph free of
+// reference cycles; unpacked while that op's backward builds a graph (create_graph), they get
+// the op's node back as grad_fn, so double backward sees the path through them (as in PyTorch).
 class EMBER_API SavedTensor {
  public:
   SavedTensor() = default;
-  explicit SavedTensor(const Tensor& t, bool is_output = false);
+  explicit SavedTensor(const Tensor& t, bool is_output = false, uint32_t output_nr = 0);
   Tensor unpack() const;
   bool defined() const { return data_.defined(); }
   void reset() { data_.reset(); }
@@ -55,7 +57,8 @@ class EMBER_API SavedTensor {
  private:
   Tensor data_;
   uint32_t version_ = 0;
-  bool released_ = false;
+  uint32_t output_nr_ = 0;
+  bool is_output_ = false;
 };
 
 // Attaches a backward node to `outputs` whose edges lead to `inputs`.

@@ -58,6 +58,13 @@ class Backend {
   virtual void im2col(const Tensor& cols, const Tensor& in, const Window2d& g) = 0;
   // out [N, C, H, W] = for each input element, the sum of the cols entries im2col copied from it.
   virtual void col2im(const Tensor& out, const Tensor& cols, const Window2d& g) = 0;
+  // Softmax (log_softmax when log_space) along the middle dim of in viewed as [outer, D, inner]
+  // (core/softmax_row.h has the math); in and out contiguous, one floating dtype.
+  virtual void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t D, int64_t inner,
+                       bool log_space) = 0;
+  // Its gradient from grad_out and the forward's output out, in the same layout.
+  virtual void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
+                                int64_t outer, int64_t D, int64_t inner, bool log_space) = 0;
   // values and indices [P, out_h, out_w]: each window's maximum over in [P, H, W] and its flat
   // position h * W + w (int64), as window_argmax chooses it.
   virtual void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& in,

@@ -27,6 +27,10 @@ class CudaBackend final : public Backend {
   void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
   void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+  void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t D, int64_t inner,
+               bool log_space) override;
+  void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
+                        int64_t outer, int64_t D, int64_t inner, bool log_space) override;
   void im2col(const Tensor& cols, const Tensor& in, const Window2d& g) override;
   void col2im(const Tensor& out, const Tensor& cols, const Window2d& g) override;
   void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& in,
