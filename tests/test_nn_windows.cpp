@@ -140,6 +140,21 @@ TEST(NnWindows, ConvolutionDoubleBackwardMatchesPyTorch) {
   expect_close(b.grad(), r.at("ggb"), 1e-10, 1e-10, "second order, b");
 }
 
+TEST(NnWindows, MaxPoolDoubleBackwardMatchesPyTorch) {
+  manual_seed(6);
+  Tensor x = randn({2, 2, 7, 6}, kDouble).requires_grad_();
+  Tensor y = max_pool2d(x, 3, 2, 1);
+  auto g = autograd::grad({(y * y * y).sum()}, {x}, {}, std::nullopt, /*create_graph=*/true);
+  (g[0] * g[0]).sum().backward();
+  auto r = torch_run(
+      "x.requires_grad_()\ny = F.max_pool2d(x, 3, 2, 1)\n"
+      "g, = torch.autograd.grad((y * y * y).sum(), x, create_graph=True)\n"
+      "(g * g).sum().backward()\ngg = x.grad",
+      {{"x", x.detach()}}, {"g", "gg"});
+  expect_close(g[0], r.at("g"), 1e-12, 1e-12, "first order");
+  expect_close(x.grad(), r.at("gg"), 1e-12, 1e-12, "second order");
+}
+
 // The CUDA kernels compute col2im as a gather (col2im_sum per input element) and max pooling
 // with window_argmax per output; here the same functions run on the CPU against the CPU kernels.
 TEST(NnWindows, SharedWindowMathAgreesWithTheCpuKernels) {

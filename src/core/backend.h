@@ -69,6 +69,9 @@ class Backend {
   // position h * W + w (int64), as window_argmax chooses it.
   virtual void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& in,
                           const Window2d& g) = 0;
+  // grad_in [P, H, W] = zeros with grad_out [P, out_h, out_w] added at indices (max_pool2d's).
+  virtual void max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out,
+                                   const Tensor& indices, const Window2d& g) = 0;
 };
 
 EMBER_API Backend& cpu_backend();

@@ -40,6 +40,8 @@ class CpuBackend final : public Backend {
   void col2im(const Tensor& out, const Tensor& cols, const Window2d& g) override;
   void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& in,
                   const Window2d& g) override;
+  void max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
+                           const Window2d& g) override;
 };
 
 }  // namespace ember::cpu

@@ -176,6 +176,26 @@ void max_pool_kernel(T* values, int64_t* indices, const T* in, const Window2d& g
   });
 }
 
+// Each plane's indices point into the same plane, so planes run in parallel without races;
+// within a plane the gradients are added in output order.
+template <typename T>
+void max_pool_backward_kernel(T* grad_in, const T* grad_out, const int64_t* indices,
+                              const Window2d& g, int64_t planes) {
+  using Acc = acc_t<T>;
+  const int64_t L = g.positions(), HW = g.plane();
+  parallel_for(planes, L + HW, [&](int64_t begin, int64_t end) {
+    std::vector<Acc> acc(static_cast<size_t>(HW));
+    for (int64_t p = begin; p < end; ++p) {
+      std::fill(acc.begin(), acc.end(), Acc(0));
+      const T* go = grad_out + p * L;
+      const int64_t* at = indices + p * L;
+      for (int64_t l = 0; l < L; ++l) acc[at[l]] += static_cast<Acc>(go[l]);
+      T* dst = grad_in + p * HW;
+      for (int64_t e = 0; e < HW; ++e) dst[e] = static_cast<T>(acc[e]);
+    }
+  });
+}
+
 }  // namespace
 
 void CpuBackend::im2col(const Tensor& cols, const Tensor& in, const Window2d& g) {
@@ -195,6 +215,14 @@ void CpuBackend::max_pool2d(const Tensor& values, const Tensor& indices, const T
   EMBER_DISPATCH_FLOATING(in.dtype(), "max_pool2d", [&] {
     max_pool_kernel(values.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(),
                     in.data_ptr<scalar_t>(), g, in.size(0));
+  });
+}
+
+void CpuBackend::max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out,
+                                     const Tensor& indices, const Window2d& g) {
+  EMBER_DISPATCH_FLOATING(grad_out.dtype(), "max_pool2d_backward", [&] {
+    max_pool_backward_kernel(grad_in.data_ptr<scalar_t>(), grad_out.data_ptr<scalar_t>(),
+                             indices.data_ptr<int64_t>(), g, grad_in.size(0));
   });
 }
 

@@ -35,6 +35,8 @@ class CudaBackend final : public Backend {
   void col2im(const Tensor& out, const Tensor& cols, const Window2d& g) override;
   void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& in,
                   const Window2d& g) override;
+  void max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
+                           const Window2d& g) override;
 };
 
 // Same-device elementwise cast copy (any dtypes, any strides, src broadcast to dst); cast.cu.

@@ -4,49 +4,12 @@
 // Indices are bounds-checked on the host before the launch (one small device-to-host copy), so a
 // bad index is an IndexError rather than a device-side assert that would poison the context.
 #include "core/tensor_factory.h"
+#include "cuda/atomic.cuh"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 
 namespace ember::cuda {
 namespace {
-
-// Adds v at p. 1- and 2-byte types go through a compare-and-swap on their aligned 32-bit word.
-template <typename T>
-__device__ void atomic_add(T* p, T v) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                std::is_same_v<T, int32_t>) {
-    atomicAdd(p, v);
-  } else if constexpr (std::is_same_v<T, int64_t>) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
-  } else {
-    static_assert(sizeof(T) <= 2, "unexpected type");
-    auto addr = reinterpret_cast<uintptr_t>(p);
-    auto* word = reinterpret_cast<unsigned int*>(addr & ~uintptr_t(3));
-    const unsigned shift = static_cast<unsigned>(addr & 3) * 8;
-    const unsigned mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
-    unsigned old = *word, assumed;
-    do {
-      assumed = old;
-      T cur;
-      const auto bits = static_cast<uint16_t>((assumed & mask) >> shift);
-      if constexpr (sizeof(T) == 1) {
-        const auto b8 = static_cast<uint8_t>(bits);
-        memcpy(&cur, &b8, 1);
-      } else {
-        memcpy(&cur, &bits, 2);
-      }
-      T sum;
-      if constexpr (std::is_same_v<T, bool>) {
-        sum = cur || v;
-      } else {
-        sum = static_cast<T>(static_cast<acc_t<T>>(cur) + static_cast<acc_t<T>>(v));
-      }
-      unsigned sbits = 0;
-      memcpy(&sbits, &sum, sizeof(T));
-      old = atomicCAS(word, assumed, (assumed & ~mask) | ((sbits << shift) & mask));
-    } while (old != assumed);
-  }
-}
 
 // p[0] out, p[1] in at index 0 along dim, p[2] the index.
 template <typename T>

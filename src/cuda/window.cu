@@ -3,6 +3,7 @@
 // the gather form, so no atomics are needed and the result does not depend on scheduling.
 #include <math.h>
 
+#include "cuda/atomic.cuh"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 
@@ -47,6 +48,17 @@ __global__ void max_pool_kernel(T* values, int64_t* indices, const T* in, Window
   }
 }
 
+// One thread per output gradient, added at its index; windows may overlap, hence the atomics.
+template <typename T>
+__global__ void max_pool_backward_kernel(T* grad_in, const T* grad_out, const int64_t* indices,
+                                         Window2d g, int64_t total) {
+  const int64_t L = g.positions();
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    atomic_add(grad_in + (e / L) * g.plane() + indices[e], grad_out[e]);
+  }
+}
+
 }  // namespace
 
 void CudaBackend::im2col(const Tensor& cols, const Tensor& in, const Window2d& g) {
@@ -76,6 +88,21 @@ void CudaBackend::max_pool2d(const Tensor& values, const Tensor& indices, const 
   EMBER_DISPATCH_FLOATING(in.dtype(), "max_pool2d", [&] {
     max_pool_kernel<<<grid_for(total), kThreads, 0, detail::stream_of(values)>>>(
         values.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(), in.data_ptr<scalar_t>(), g,
+        total);
+  });
+  EMBER_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaBackend::max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out,
+                                      const Tensor& indices, const Window2d& g) {
+  if (grad_in.numel() == 0) return;
+  cudaStream_t stream = detail::stream_of(grad_in);
+  EMBER_CUDA_CHECK(cudaMemsetAsync(grad_in.data_ptr(), 0, grad_in.nbytes(), stream));
+  const int64_t total = grad_out.numel();
+  if (total == 0) return;
+  EMBER_DISPATCH_FLOATING(grad_out.dtype(), "max_pool2d_backward", [&] {
+    max_pool_backward_kernel<<<grid_for(total), kThreads, 0, stream>>>(
+        grad_in.data_ptr<scalar_t>(), grad_out.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(), g,
         total);
   });
   EMBER_CUDA_CHECK(cudaGetLastError());

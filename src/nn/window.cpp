@@ -92,13 +92,21 @@ std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& planes, const Window2d&
   Tensor indices = make_empty({P, g.out_h, g.out_w}, kLong, planes.device());
   if (values.numel() > 0) backend_for(values).max_pool2d(values, indices, in, g);
   if (autograd::needs_grad({planes})) {
-    // The maxima are a gather of the input at their indices, and their gradient is gather's.
+    // The maxima are a gather of the input at their indices: the gradient is scattered back
+    // to them, by a backend kernel, or with gather's differentiable rule under create_graph.
     autograd::record(
         "MaxPool2DWithIndicesBackward0", values, {planes},
         [saved = autograd::SavedTensor(indices), g, P](const autograd::variable_list& grad) {
-          const Tensor flat = gather_backward(grad[0].reshape({P, g.positions()}), {P, g.plane()},
-                                              1, saved.unpack().view({P, g.positions()}));
-          return autograd::variable_list{flat.view({P, g.height, g.width})};
+          const Tensor idx = saved.unpack();
+          if (GradMode::is_enabled()) {
+            const Tensor flat = gather_backward(grad[0].reshape({P, g.positions()}), {P, g.plane()},
+                                                1, idx.view({P, g.positions()}));
+            return autograd::variable_list{flat.view({P, g.height, g.width})};
+          }
+          const Tensor go = grad[0].contiguous();
+          Tensor gin = make_empty({P, g.height, g.width}, go.dtype(), go.device());
+          backend_for(gin).max_pool2d_backward(gin, go, idx, g);
+          return autograd::variable_list{gin};
         });
   }
   return {values, indices};
