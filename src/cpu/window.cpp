@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include <algorithm>
+#include <climits>
 #include <type_traits>
 #include <vector>
 
@@ -111,6 +112,31 @@ void col2im_kernel(T* out, const T* cols, const Window2d& g, int64_t batch) {
   });
 }
 
+// 2x2 windows with stride 2 (the usual pooling) along one output row: top and bottom point at
+// the two input rows of the first window. Each window's four elements are read together, so
+// g++ vectorises the loop (de-interleaving loads, blends, no branch). `at` receives each
+// maximum's offset within its window (0, 1, W or W + 1), chosen in PyTorch's scan order.
+template <typename T>
+void max_pool_2x2_row(T* __restrict values, int32_t* __restrict at, const T* __restrict top,
+                      const T* __restrict bottom, int64_t n, int32_t W) {
+  for (int64_t ow = 0; ow < n; ++ow) {
+    const T a = top[2 * ow], b = top[2 * ow + 1], c = bottom[2 * ow], d = bottom[2 * ow + 1];
+    T cur = a;
+    int32_t off = 0;
+    bool take = (b > cur) | (b != b);  // b != b: NaN, which wins
+    cur = take ? b : cur;
+    off = take ? 1 : off;
+    take = (c > cur) | (c != c);
+    cur = take ? c : cur;
+    off = take ? W : off;
+    take = (d > cur) | (d != d);
+    cur = take ? d : cur;
+    off = take ? W + 1 : off;
+    values[ow] = cur;
+    at[ow] = off;
+  }
+}
+
 // Row by row: windows that lie inside the input are reduced together, window element by window
 // element, so the loop over output positions has no carried dependency and no branch (random
 // data would mispredict one per element). The edges use window_argmax; both visit a window's
@@ -123,10 +149,13 @@ void max_pool_kernel(T* values, int64_t* indices, const T* in, const Window2d& g
   int64_t lo = 0, hi = g.out_w;
   while (lo < hi && g.col_of(lo, 0) < 0) ++lo;
   while (hi > lo && g.col_of(hi - 1, g.kw - 1) >= W) --hi;
+  const bool two_by_two = g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.dh == 1 &&
+                          g.dw == 1 && std::is_same_v<T, Acc> && W <= INT32_MAX;
   parallel_for(planes, L * g.kh * g.kw, [&](int64_t begin, int64_t end) {
     std::vector<Acc> best_value(static_cast<size_t>(g.out_w));
     std::vector<int64_t> best(static_cast<size_t>(g.out_w));
     std::vector<uint8_t> seen_nan(static_cast<size_t>(g.out_w));
+    std::vector<int32_t> offsets(static_cast<size_t>(g.out_w));
     for (int64_t p = begin; p < end; ++p) {
       const T* plane = in + p * HW;
       for (int64_t oh = 0; oh < g.out_h; ++oh) {
@@ -142,14 +171,20 @@ void max_pool_kernel(T* values, int64_t* indices, const T* in, const Window2d& g
           vrow[ow] = at >= 0 ? plane[at] : T(-INFINITY);
         }
         if (a >= b) continue;
+        if (two_by_two) {
+          const int64_t corner = g.row_of(oh, 0) * W + g.col_of(a, 0);
+          max_pool_2x2_row<T>(vrow + a, offsets.data(), plane + corner, plane + corner + W, b - a,
+                              static_cast<int32_t>(W));
+          for (int64_t ow = a; ow < b; ++ow) irow[ow] = corner + 2 * (ow - a) + offsets[ow - a];
+          continue;
+        }
         for (int64_t i = 0; i < g.kh; ++i) {
           const int64_t h = g.row_of(oh, i);
           for (int64_t j = 0; j < g.kw; ++j) {
             const int64_t offset = h * W + g.col_of(0, j);  // position of element (i, j) at ow = 0
-            const T* src = plane + offset;
             if (i == 0 && j == 0) {
               for (int64_t ow = a; ow < b; ++ow) {
-                const Acc v = static_cast<Acc>(src[ow * g.sw]);
+                const Acc v = static_cast<Acc>(plane[offset + ow * g.sw]);
                 best_value[ow] = v;
                 best[ow] = offset + ow * g.sw;
                 seen_nan[ow] = v != v;
@@ -158,7 +193,7 @@ void max_pool_kernel(T* values, int64_t* indices, const T* in, const Window2d& g
             }
             // Integer masks instead of selects: the compiler turns selects into branches.
             for (int64_t ow = a; ow < b; ++ow) {
-              const Acc v = static_cast<Acc>(src[ow * g.sw]);
+              const Acc v = static_cast<Acc>(plane[offset + ow * g.sw]);
               const bool nan = v != v;
               const bool take = ((v > best_value[ow]) & !seen_nan[ow]) | nan;
               best[ow] ^= (best[ow] ^ (offset + ow * g.sw)) & -static_cast<int64_t>(take);
