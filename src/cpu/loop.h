@@ -1,71 +1,19 @@
 #pragma once
-// The CPU's one strided loop. Operands are broadcast against the first operand's shape (zero
-// strides), dims are coalesced, and the innermost run is handed to a kernel together with the
-// byte strides of that run, so kernels can take a contiguous fast path that the compiler
-// vectorises. Large loops are split across OpenMP threads.
+// The CPU's one strided loop over a StridedLayout (core/strided_layout.h: operands broadcast
+// against the first operand's shape, dims coalesced); the innermost run is handed to a kernel
+// together with the byte strides of that run, so kernels can take a contiguous fast path that the
+// compiler vectorises. Large loops are split across OpenMP threads.
 #include <omp.h>
 
 #include <algorithm>
 #include <array>
 
+#include "core/strided_layout.h"
 #include "ember/tensor.h"
 
 namespace ember::cpu {
 
 constexpr int64_t kParallelGrain = 32768;  // elements; below this, threads cost more than they save
-
-template <int N>
-struct StridedLayout {
-  int ndim = 0;
-  int64_t sizes[16];
-  int64_t strides[N][16];  // bytes
-  char* base[N];
-  int64_t numel = 1;
-};
-
-// Strides of `t` seen through the shape `sizes` (right-aligned broadcasting), in bytes.
-inline void broadcast_byte_strides(const Tensor& t, IntArrayRef sizes, int64_t* out) {
-  int64_t nd = static_cast<int64_t>(sizes.size()), td = t.dim();
-  int64_t es = static_cast<int64_t>(t.element_size());
-  for (int64_t d = 0; d < nd; ++d) {
-    int64_t td_i = d - (nd - td);
-    out[d] = (td_i < 0 || t.sizes()[td_i] == 1) ? 0 : t.strides()[td_i] * es;
-  }
-}
-
-template <int N>
-StridedLayout<N> make_layout(const std::array<const Tensor*, N>& ops) {
-  StridedLayout<N> L;
-  IntArrayRef sizes = ops[0]->sizes();
-  EMBER_CHECK(sizes.size() <= 16, ValueError, "tensors of more than 16 dims are not supported");
-  int64_t raw[N][16];
-  for (int k = 0; k < N; ++k) {
-    broadcast_byte_strides(*ops[k], sizes, raw[k]);
-    L.base[k] = static_cast<char*>(ops[k]->data_ptr());
-  }
-  // Drop size-1 dims, then merge neighbours that are contiguous for every operand.
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 1) continue;
-    if (L.ndim > 0) {
-      bool merge = true;
-      int p = L.ndim - 1;
-      for (int k = 0; k < N; ++k) merge &= (L.strides[k][p] == raw[k][d] * sizes[d]);
-      if (merge) {
-        L.sizes[p] *= sizes[d];
-        for (int k = 0; k < N; ++k) L.strides[k][p] = raw[k][d];
-        continue;
-      }
-    }
-    L.sizes[L.ndim] = sizes[d];
-    for (int k = 0; k < N; ++k) L.strides[k][L.ndim] = raw[k][d];
-    ++L.ndim;
-  }
-  for (int d = 0; d < L.ndim; ++d) L.numel *= L.sizes[d];
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0) L.numel = 0;
-  }
-  return L;
-}
 
 // Runs kernel(char* ptrs[N], const int64_t inner_strides[N], int64_t n) over elements [begin, end).
 template <int N, typename Kernel>

@@ -1,66 +1,21 @@
 #pragma once
-// The CUDA backend's one strided elementwise loop (the counterpart of src/cpu/loop.h). Operands
-// are broadcast against the first operand's shape (zero strides) and dims are coalesced on the
-// host; each thread computes its operands' byte offsets from the linear index and calls the
-// functor, which receives char* pointers to its elements. Launched on the current stream.
+// The CUDA backend's one strided elementwise loop (the counterpart of src/cpu/loop.h), over the
+// same StridedLayout (core/strided_layout.h) built on the host; each thread computes its operands'
+// byte offsets from the linear index and calls the functor, which receives char* pointers to its
+// elements. Launched on the current stream.
 #include <array>
 
 #include "core/dispatch.h"
+#include "core/strided_layout.h"
 #include "cuda/cuda_internal.h"
 
 namespace ember::cuda {
 
-constexpr int kMaxDims = 16;
 constexpr int kThreads = 256;
 
+// The host-side layout (core/strided_layout.h), passed to kernels by value.
 template <int N>
-struct Layout {
-  int ndim = 0;
-  int64_t numel = 1;
-  int64_t sizes[kMaxDims];
-  int64_t strides[N][kMaxDims];  // bytes
-  char* base[N];
-};
-
-template <int N>
-Layout<N> make_layout(const std::array<const Tensor*, N>& ops) {
-  Layout<N> L;
-  IntArrayRef sizes = ops[0]->sizes();
-  const int64_t nd = static_cast<int64_t>(sizes.size());
-  EMBER_CHECK(nd <= kMaxDims, ValueError, "CUDA kernels support at most ", kMaxDims, " dims, got ",
-              nd);
-  int64_t raw[N][kMaxDims];
-  for (int k = 0; k < N; ++k) {
-    const Tensor& t = *ops[k];
-    const int64_t td = t.dim(), es = static_cast<int64_t>(t.element_size());
-    for (int64_t d = 0; d < nd; ++d) {
-      const int64_t ti = d - (nd - td);
-      raw[k][d] = (ti < 0 || t.sizes()[ti] == 1) ? 0 : t.strides()[ti] * es;
-    }
-    L.base[k] = static_cast<char*>(t.data_ptr());
-  }
-  for (int64_t d = 0; d < nd; ++d) {
-    if (sizes[d] == 0) L.numel = 0;
-    if (sizes[d] == 1) continue;
-    if (L.ndim > 0) {
-      const int p = L.ndim - 1;
-      bool merge = true;
-      for (int k = 0; k < N; ++k) merge &= (L.strides[k][p] == raw[k][d] * sizes[d]);
-      if (merge) {
-        L.sizes[p] *= sizes[d];
-        for (int k = 0; k < N; ++k) L.strides[k][p] = raw[k][d];
-        continue;
-      }
-    }
-    L.sizes[L.ndim] = sizes[d];
-    for (int k = 0; k < N; ++k) L.strides[k][L.ndim] = raw[k][d];
-    ++L.ndim;
-  }
-  if (L.numel != 0) {
-    for (int d = 0; d < L.ndim; ++d) L.numel *= L.sizes[d];
-  }
-  return L;
-}
+using Layout = StridedLayout<N>;
 
 template <int N>
 __device__ __forceinline__ void element_pointers(const Layout<N>& L, int64_t i, char** p) {
