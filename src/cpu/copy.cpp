@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/cast_value.h"
 #include "core/dispatch.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
@@ -18,16 +19,15 @@ void cast_copy(const Tensor& dst, const Tensor& src) {
       if constexpr (std::is_same_v<dst_t, src_t>) {
         std::memcpy(d, x, n * sizeof(dst_t));
       } else {
-        for (int64_t i = 0; i < n; ++i) d[i] = static_cast<dst_t>(static_cast<acc_t<src_t>>(x[i]));
+        for (int64_t i = 0; i < n; ++i) d[i] = cast_value<dst_t, src_t>(x[i]);
       }
     } else if (s[0] == sizeof(dst_t) && s[1] == 0) {  // a broadcast value: a fill
-      const auto v =
-          static_cast<dst_t>(static_cast<acc_t<src_t>>(*reinterpret_cast<const src_t*>(ptr[1])));
+      const auto v = cast_value<dst_t, src_t>(*reinterpret_cast<const src_t*>(ptr[1]));
       std::fill_n(reinterpret_cast<dst_t*>(ptr[0]), n, v);
     } else {
       for (int64_t i = 0; i < n; ++i) {
-        *reinterpret_cast<dst_t*>(ptr[0] + i * s[0]) = static_cast<dst_t>(
-            static_cast<acc_t<src_t>>(*reinterpret_cast<const src_t*>(ptr[1] + i * s[1])));
+        *reinterpret_cast<dst_t*>(ptr[0] + i * s[0]) =
+            cast_value<dst_t, src_t>(*reinterpret_cast<const src_t*>(ptr[1] + i * s[1]));
       }
     }
   });

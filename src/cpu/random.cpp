@@ -7,6 +7,7 @@
 // tensor on both devices, and a non-contiguous output holds the values a contiguous one would.
 #include <cmath>
 
+#include "core/cast_value.h"
 #include "core/dispatch.h"
 #include "core/philox.h"
 #include "cpu/cpu_backend.h"
@@ -51,12 +52,9 @@ void CpuBackend::arange(const Tensor& out, double start, double step) {
       }
     }
     for_each_indexed<scalar_t>(out, [&](scalar_t* p, int64_t i) {
-      const double v = start + step * static_cast<double>(i);
-      if constexpr (std::is_same_v<scalar_t, Half> || std::is_same_v<scalar_t, BFloat16>) {
-        *p = scalar_t(static_cast<float>(v));
-      } else {
-        *p = static_cast<scalar_t>(v);
-      }
+      // Never fused into an FMA, and converted as copy_ converts: CUDA computes the same.
+      *p = cast_value<scalar_t, double>(
+          philox::add_rn(start, philox::mul_rn(step, static_cast<double>(i))));
     });
   });
 }

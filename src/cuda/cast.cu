@@ -1,4 +1,5 @@
 // Same-device elementwise copies with casts (any strides, src broadcast to dst), fill and where.
+#include "core/cast_value.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 
@@ -8,8 +9,9 @@ namespace {
 template <typename dst_t, typename src_t>
 struct CastFn {
   __device__ void operator()(char** p, int64_t) const {
+    // The CPU copy's conversion (PyTorch's CPU semantics), not the GPU's saturating cvt.
     *reinterpret_cast<dst_t*>(p[0]) =
-        static_cast<dst_t>(static_cast<acc_t<src_t>>(*reinterpret_cast<const src_t*>(p[1])));
+        cast_value<dst_t, src_t>(*reinterpret_cast<const src_t*>(p[1]));
   }
 };
 

@@ -3,6 +3,7 @@
 // src/cpu/random.cpp, so one seed gives the same tensor on both devices.
 #include <cmath>
 
+#include "core/cast_value.h"
 #include "core/philox.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
@@ -11,19 +12,13 @@ namespace ember::cuda {
 namespace {
 
 template <typename T>
-__device__ __forceinline__ T from_double(double v) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-    return T(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
-
-template <typename T>
 struct ArangeFn {
   double start, step;
   __device__ void operator()(char** p, int64_t i) const {
-    *reinterpret_cast<T*>(p[0]) = from_double<T>(start + step * static_cast<double>(i));
+    // Not contracted into an FMA (nvcc would), so the CPU's arange is matched bit for bit; the
+    // conversion is the CPU's too (cast_value: no saturating cvt for integer outputs).
+    *reinterpret_cast<T*>(p[0]) =
+        cast_value<T, double>(philox::add_rn(start, philox::mul_rn(step, static_cast<double>(i))));
   }
 };
 template <typename T>
