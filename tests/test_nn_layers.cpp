@@ -446,7 +446,8 @@ TEST(NnLayers, CudaMatchesCpu) {
                             nn::BatchNorm2d(4), nn::ReLU(), nn::AvgPool2d(2),
                             nn::AdaptiveAvgPool2d(2), nn::Flatten(), nn::Linear(16, 5));
   net->to(kDouble);
-  auto sd = net->state_dict();
+  auto sd = net->state_dict();  // shares storage with the buffers: keep the values before training
+  for (auto& item : sd) item.value() = item.value().clone();
   Tensor x = randn({3, 2, 8, 8}, kDouble);
   Tensor t = tensor({0, 4, 2});
   Tensor loss =

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -126,6 +127,52 @@ TEST(TrainE2E, MlpTwoEpochsOnASubset) {
   EXPECT_NEAR(acc, last_acc, 1e-6);
   EXPECT_FALSE(fs::exists(out / "metrics.csv.tmp"));
   fs::remove_all(out);
+}
+
+// The CUDA path end to end (a GPU, or simulated devices in CI): the same seed trains to the same
+// losses as on the CPU (up to summation order), on cuda:0 and on cuda:1, and the checkpoint
+// written from the device loads on the CPU.
+TEST(TrainE2E, CudaTrainsLikeTheCpuAndItsCheckpointLoadsOnTheCpu) {
+  if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
+  if (!ember::cuda::is_available())
+    GTEST_SKIP() << "no CUDA device: " << ember::cuda::unavailable_reason();
+  const std::string common =
+      "--model mlp --epochs 1 --batch-size 64 --workers 1 --limit-train 512 --limit-test 128 "
+      "--seed 5 --constant-lr --out ";
+  const fs::path cpu_out = fresh_dir("cmp_cpu");
+  const Result cpu = run(common + cpu_out.string() + " --device cpu");
+  ASSERT_EQ(cpu.status, 0) << cpu.output;
+  const std::string cpu_row = lines(read_file(cpu_out / "metrics.csv")).at(1);
+  double cpu_loss = 0, cpu_acc = 0;
+  ASSERT_EQ(std::sscanf(cpu_row.c_str(), "%*d,%lf,%*f,%lf", &cpu_loss, &cpu_acc), 2) << cpu_row;
+  const int devices = std::min(ember::cuda::device_count(), 2);
+  for (int d = 0; d < devices; ++d) {
+    const std::string dev = "cuda:" + std::to_string(d);
+    const fs::path out = fresh_dir("cmp_" + std::to_string(d));
+    const Result r = run(common + out.string() + " --device " + dev);
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("Using device: " + dev), std::string::npos) << r.output;
+    const std::string row = lines(read_file(out / "metrics.csv")).at(1);
+    double loss = 0, acc = 0;
+    ASSERT_EQ(std::sscanf(row.c_str(), "%*d,%lf,%*f,%lf", &loss, &acc), 2) << row;
+    EXPECT_NEAR(loss, cpu_loss, 1e-4 * cpu_loss) << dev;
+    EXPECT_NEAR(acc, cpu_acc, 2.0 / 128) << dev;  // at most a borderline image or two
+    // Saved from the device, loaded on the CPU: same test accuracy as the device reported.
+    auto model = ember::train::make_mlp();
+    ember::load(model, (out / "model.safetensors").string());
+    EXPECT_TRUE(model->parameters()[0].is_cpu());
+    ember::data::datasets::FashionMNIST test(ember::data::datasets::FashionMNIST::kDefaultRoot,
+                                             false);
+    test.normalize();
+    ember::NoGradGuard no_grad;
+    model->eval();
+    auto logits = model->forward(test.images().slice(0, 0, 128));
+    const double cpu_side =
+        (logits.argmax(1) == test.targets().slice(0, 0, 128)).sum().item<int64_t>() / 128.0;
+    EXPECT_NEAR(cpu_side, acc, 1e-6) << dev;
+    fs::remove_all(out);
+  }
+  fs::remove_all(cpu_out);
 }
 
 TEST(TrainE2E, CnnOneEpochOnATinySubset) {

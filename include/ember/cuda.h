@@ -22,6 +22,9 @@ struct DeviceProperties {
 };
 
 EMBER_API bool is_available();
+// True when the devices are simulated (a -DEMBER_CUDA=SIM build, see docs/cuda.md): the CUDA
+// backend runs for real, on the host, with the simulator's checks; timings mean nothing.
+EMBER_API bool is_simulated();
 EMBER_API int device_count();
 // Why is_available() is false: "Ember was built without CUDA", "no NVIDIA driver", "no CUDA
 // device"; empty when CUDA is available.

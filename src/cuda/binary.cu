@@ -19,13 +19,44 @@ struct BinaryFn {
   }
 };
 
+// One operand is a host scalar (a 0-dim CPU tensor, as PyTorch allows): passed by value, so
+// no copy to the device and no host sync.
+template <typename Op, typename in_t, bool kScalarIsRight>
+struct BinaryScalarFn {
+  using T = acc_t<in_t>;
+  using r_t = decltype(Op()(T(), T(), OpParams{}));
+  using out_t = std::conditional_t<std::is_same_v<r_t, bool>, bool, in_t>;
+  OpParams p;
+  in_t scalar;
+  __device__ void operator()(char** ptr, int64_t) const {
+    const T x = static_cast<T>(*reinterpret_cast<const in_t*>(ptr[1]));
+    const T s = static_cast<T>(scalar);
+    *reinterpret_cast<out_t*>(ptr[0]) =
+        static_cast<out_t>(kScalarIsRight ? Op()(x, s, p) : Op()(s, x, p));
+  }
+};
+
+template <typename Op, typename scalar_t>
+void launch_binary(const Tensor& out, const Tensor& a, const Tensor& b, OpParams p) {
+  const bool a_host = a.is_cpu() && a.dim() == 0, b_host = b.is_cpu() && b.dim() == 0;
+  if (b_host) {
+    const scalar_t v = *static_cast<const scalar_t*>(b.data_ptr());
+    launch_elementwise<2>({&out, &a}, BinaryScalarFn<Op, scalar_t, true>{p, v});
+  } else if (a_host) {
+    const scalar_t v = *static_cast<const scalar_t*>(a.data_ptr());
+    launch_elementwise<2>({&out, &b}, BinaryScalarFn<Op, scalar_t, false>{p, v});
+  } else {
+    launch_elementwise<3>({&out, &a, &b}, BinaryFn<Op, scalar_t>{p});
+  }
+}
+
 // The switch lives in a function: a #define inside a macro argument is not portable (nvcc).
 template <typename scalar_t>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams p) {
   switch (op) {
-#define EMBER_BINARY_CASE(name, functor)                                   \
-  case BinaryOp::name:                                                     \
-    launch_elementwise<3>({&out, &a, &b}, BinaryFn<functor, scalar_t>{p}); \
+#define EMBER_BINARY_CASE(name, functor)            \
+  case BinaryOp::name:                              \
+    launch_binary<functor, scalar_t>(out, a, b, p); \
     break;
     EMBER_BINARY_OPS(EMBER_BINARY_CASE)
 #undef EMBER_BINARY_CASE
@@ -38,7 +69,9 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
 
 void CudaBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
                          OpParams p) {
-  check_operands("binary", {&out, &a, &b});
+  const bool a_host = a.is_cpu() && a.dim() == 0, b_host = b.is_cpu() && b.dim() == 0;
+  EMBER_CHECK(!(a_host && b_host), ValueError, "binary: both operands are host scalars");
+  check_operands("binary", {&out, a_host ? &out : &a, b_host ? &out : &b});
   EMBER_DISPATCH_ALL(a.dtype(), "binary", [&] { binary_typed<scalar_t>(op, out, a, b, p); });
 }
 

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "cuda/cuda_internal.h"
+#if defined(EMBER_CUDA_SIM)
+#include "cuda_sim.h"
+#endif
 #include "cuda/device_allocator.h"
 #include "cuda_policy/caching_allocator.h"
 
@@ -36,6 +39,14 @@ class CudaRawDevice final : public cuda_policy::RawDevice {
   size_t total_memory() override { return mem_get_info(device_).second; }
   size_t free_memory() override { return mem_get_info(device_).first; }
   int index() const override { return device_; }
+#if defined(EMBER_CUDA_SIM)
+  void on_block_allocated(void* p, size_t n) override {
+    cuda_sim::note_block_allocated(p, n);
+  }
+  void on_block_freed(void* p, size_t n, cuda_policy::StreamId s) override {
+    cuda_sim::note_block_freed(p, n, reinterpret_cast<cudaStream_t>(s));
+  }
+#endif
 
  private:
   int device_;

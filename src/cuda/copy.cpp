@@ -30,7 +30,8 @@ void host_to_device(const Tensor& dst, const Tensor& src, bool non_blocking) {
   EMBER_CUDA_CHECK(cudaMemcpyAsync(dev.data_ptr(), host.data_ptr(), dst.nbytes(),
                                    cudaMemcpyHostToDevice, stream));
   if (!dev.is_same(dst)) cast_copy(dst, dev);
-  const bool async = non_blocking && host.is_same(src) && detail::record_pinned_use(src, stream);
+  const bool async = non_blocking && host.is_same(src) &&
+                     detail::record_pinned_use(src, stream, dst.device().index());
   if (!async) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
@@ -46,7 +47,7 @@ void device_to_host(const Tensor& dst, const Tensor& src, bool non_blocking) {
   if (dst.is_contiguous()) {
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), dev.data_ptr(), dst.nbytes(),
                                      cudaMemcpyDeviceToHost, stream));
-    if (non_blocking && detail::record_pinned_use(dst, stream)) return;
+    if (non_blocking && detail::record_pinned_use(dst, stream, src.device().index())) return;
     EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
     return;
   }

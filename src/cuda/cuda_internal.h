@@ -19,9 +19,9 @@ inline cudaStream_t stream_of(const Tensor& t) {
   return current_cuda_stream(t.device().index());
 }
 
-// Pinned host memory: tells the host allocator an async copy on `stream` uses `t`'s block.
-// Returns false when `t` is not in memory from Ember's pinned allocator.
-bool record_pinned_use(const Tensor& t, cudaStream_t stream);
+// Pinned host memory: tells the host allocator an async copy on `stream` of `device` uses `t`'s
+// block. Returns false when `t` is not in memory from Ember's pinned allocator.
+bool record_pinned_use(const Tensor& t, cudaStream_t stream, int device);
 
 }  // namespace ember::cuda::detail
 

@@ -25,7 +25,15 @@ class CudaRawHost final : public cuda_policy::RawHost {
   void raw_free(void* p) override { EMBER_CUDA_CHECK(cudaFreeHost(p)); }
 };
 
-// Streams of any device use the same host blocks: an event is (re)created on the stream's device.
+// Streams of any device use the same host blocks, so a stream id must name its device: a
+// non-default stream's handle does (cudaStreamGetDevice), the default stream's (nullptr) does
+// not, so it is recorded as the tagged id (device << 1 | 1), never a valid handle (aligned).
+cuda_policy::StreamId host_stream_id(cudaStream_t stream, int device) {
+  if (stream) return reinterpret_cast<cuda_policy::StreamId>(stream);
+  return (static_cast<cuda_policy::StreamId>(device) << 1) | 1u;
+}
+
+// An event is (re)created on the stream's device.
 class HostEvents final : public cuda_policy::EventApi {
   struct Ev {
     cudaEvent_t e = nullptr;
@@ -41,12 +49,13 @@ class HostEvents final : public cuda_policy::EventApi {
   }
   void record(Event p, StreamId s) override {
     auto* ev = static_cast<Ev*>(p);
-    auto stream = reinterpret_cast<cudaStream_t>(s);
+    cudaStream_t stream = nullptr;
     int device = 0;
-    if (stream) {
-      EMBER_CUDA_CHECK(cudaStreamGetDevice(stream, &device));
+    if (s & 1u) {  // a device's default stream (host_stream_id)
+      device = static_cast<int>(s >> 1);
     } else {
-      EMBER_CUDA_CHECK(cudaGetDevice(&device));
+      stream = reinterpret_cast<cudaStream_t>(s);
+      EMBER_CUDA_CHECK(cudaStreamGetDevice(stream, &device));
     }
     DeviceGuard guard(device);
     if (ev->e && ev->device != device) {
@@ -100,11 +109,10 @@ class PinnedAllocator final : public Allocator {
 }  // namespace
 
 namespace detail {
-bool record_pinned_use(const Tensor& t, cudaStream_t stream) {
+bool record_pinned_use(const Tensor& t, cudaStream_t stream, int device) {
   const DataPtr& d = t.impl()->storage()->data;
   if (d.deleter() != &free_host_block) return false;
-  host_policy().record_stream(static_cast<HostBlock*>(d.context()),
-                              reinterpret_cast<StreamId>(stream));
+  host_policy().record_stream(static_cast<HostBlock*>(d.context()), host_stream_id(stream, device));
   return true;
 }
 }  // namespace detail

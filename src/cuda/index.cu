@@ -49,6 +49,8 @@ Tensor checked_index(const Tensor& index, const Tensor& like, int64_t size, int6
                      const char* op) {
   EMBER_CHECK(index.dtype() == kLong, TypeError, op, "(): Expected dtype int64 for index, got ",
               to_string(index.dtype()));
+  // As PyTorch: the index lives on the tensor's device (a CPU index is an error, not a copy).
+  if (index.device() != like.device()) check_same_device(like, index, op);
   Tensor host = make_empty(index.sizes(), kLong, Device(kCPU));
   if (index.numel() > 0) backend_for(index).copy(host, index, false);
   const int64_t* v = host.data_ptr<int64_t>();
@@ -56,10 +58,7 @@ Tensor checked_index(const Tensor& index, const Tensor& like, int64_t size, int6
     EMBER_CHECK(v[i] >= 0 && v[i] < size, IndexError, op, "(): index ", v[i],
                 " is out of bounds for dimension ", dim, " with size ", size);
   }
-  if (index.device() == like.device()) return index;
-  Tensor dev = make_empty(index.sizes(), kLong, like.device());
-  if (index.numel() > 0) CudaBackend().copy(dev, host, false);
-  return dev;
+  return index;
 }
 
 }  // namespace

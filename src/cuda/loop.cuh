@@ -8,6 +8,7 @@
 #include "core/dispatch.h"
 #include "core/strided_layout.h"
 #include "cuda/cuda_internal.h"
+#include "cuda/launch.cuh"
 
 namespace ember::cuda {
 
@@ -56,8 +57,8 @@ void launch_elementwise(const std::array<const Tensor*, N>& ops, const F& f) {
   if (L.numel == 0) return;
   const int device = ops[0]->device().index();
   DeviceGuard guard(device);
-  elementwise_kernel<N, F>
-      <<<grid_for(L.numel), kThreads, 0, detail::current_cuda_stream(device)>>>(L, f);
+  launch_kernel(EMBER_KERNEL(elementwise_kernel<N, F>),
+                {grid_for(L.numel), kThreads, 0, detail::current_cuda_stream(device)}, L, f);
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -88,10 +88,12 @@ void reduce_kernel(const Tensor& out, const Tensor& in) {
   const auto* ip = static_cast<const in_t*>(in.data_ptr());
   auto* op = static_cast<out_t*>(out.data_ptr());
   if (L.R < 64 || (L.K >= 4096 && L.R < 1024)) {
-    reduce_thread_kernel<Op, in_t, acc, out_t><<<grid_for(L.K), kThreads, 0, stream>>>(L, ip, op);
+    launch_kernel(EMBER_KERNEL(reduce_thread_kernel<Op, in_t, acc, out_t>),
+                  {grid_for(L.K), kThreads, 0, stream}, L, ip, op);
   } else {
     const auto blocks = static_cast<unsigned>(std::min<int64_t>(L.K, 1 << 20));
-    reduce_block_kernel<Op, in_t, acc, out_t><<<blocks, kThreads, 0, stream>>>(L, ip, op);
+    launch_kernel(EMBER_KERNEL(reduce_block_kernel<Op, in_t, acc, out_t>),
+                  {blocks, kThreads, 0, stream}, L, ip, op);
   }
   EMBER_CUDA_CHECK(cudaGetLastError());
 }

@@ -116,14 +116,18 @@ void CudaBackend::softmax(const Tensor& out, const Tensor& in, int64_t outer, in
                           int64_t inner, bool log_space) {
   const int64_t rows = outer * inner;
   if (rows == 0 || D == 0) return;
+  check_operands(log_space ? "log_softmax" : "softmax", {&out, &in});
+  DeviceGuard guard(out.device().index());  // launch on the tensors' device, not the current one
   cudaStream_t stream = detail::stream_of(out);
   EMBER_DISPATCH_FLOATING(in.dtype(), log_space ? "log_softmax" : "softmax", [&] {
     if (inner == 1) {
-      softmax_warp_kernel<<<grid_for(rows * kWarp), kThreads, 0, stream>>>(
-          out.data_ptr<scalar_t>(), in.data_ptr<scalar_t>(), rows, D, log_space);
+      launch_kernel(EMBER_KERNEL(softmax_warp_kernel<scalar_t>),
+                    {grid_for(rows * kWarp), kThreads, 0, stream}, out.data_ptr<scalar_t>(),
+                    in.data_ptr<scalar_t>(), rows, D, log_space);
     } else {
-      softmax_strided_kernel<<<grid_for(rows), kThreads, 0, stream>>>(
-          out.data_ptr<scalar_t>(), in.data_ptr<scalar_t>(), rows, D, inner, log_space);
+      launch_kernel(EMBER_KERNEL(softmax_strided_kernel<scalar_t>),
+                    {grid_for(rows), kThreads, 0, stream}, out.data_ptr<scalar_t>(),
+                    in.data_ptr<scalar_t>(), rows, D, inner, log_space);
     }
   });
   EMBER_CUDA_CHECK(cudaGetLastError());
@@ -133,16 +137,19 @@ void CudaBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out
                                    int64_t outer, int64_t D, int64_t inner, bool log_space) {
   const int64_t rows = outer * inner;
   if (rows == 0 || D == 0) return;
+  check_operands("softmax_backward", {&grad_in, &grad_out, &out});
+  DeviceGuard guard(grad_in.device().index());
   cudaStream_t stream = detail::stream_of(grad_in);
   EMBER_DISPATCH_FLOATING(out.dtype(), "softmax_backward", [&] {
     if (inner == 1) {
-      softmax_backward_warp_kernel<<<grid_for(rows * kWarp), kThreads, 0, stream>>>(
-          grad_in.data_ptr<scalar_t>(), grad_out.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(),
-          rows, D, log_space);
+      launch_kernel(EMBER_KERNEL(softmax_backward_warp_kernel<scalar_t>),
+                    {grid_for(rows * kWarp), kThreads, 0, stream}, grad_in.data_ptr<scalar_t>(),
+                    grad_out.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), rows, D, log_space);
     } else {
-      softmax_backward_strided_kernel<<<grid_for(rows), kThreads, 0, stream>>>(
-          grad_in.data_ptr<scalar_t>(), grad_out.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(),
-          rows, D, inner, log_space);
+      launch_kernel(EMBER_KERNEL(softmax_backward_strided_kernel<scalar_t>),
+                    {grid_for(rows), kThreads, 0, stream}, grad_in.data_ptr<scalar_t>(),
+                    grad_out.data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), rows, D, inner,
+                    log_space);
     }
   });
   EMBER_CUDA_CHECK(cudaGetLastError());

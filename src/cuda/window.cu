@@ -64,9 +64,12 @@ __global__ void max_pool_backward_kernel(T* grad_in, const T* grad_out, const in
 void CudaBackend::im2col(const Tensor& cols, const Tensor& in, const Window2d& g) {
   const int64_t total = cols.numel();
   if (total == 0) return;
+  check_operands("im2col", {&cols, &in});
+  DeviceGuard guard(cols.device().index());  // launch on the tensors' device, not the current one
   EMBER_DISPATCH_FLOATING(in.dtype(), "im2col", [&] {
-    im2col_kernel<<<grid_for(total), kThreads, 0, detail::stream_of(cols)>>>(
-        cols.data_ptr<scalar_t>(), in.data_ptr<scalar_t>(), g, total);
+    launch_kernel(EMBER_KERNEL(im2col_kernel<scalar_t>),
+                  {grid_for(total), kThreads, 0, detail::stream_of(cols)},
+                  cols.data_ptr<scalar_t>(), in.data_ptr<scalar_t>(), g, total);
   });
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
@@ -74,9 +77,12 @@ void CudaBackend::im2col(const Tensor& cols, const Tensor& in, const Window2d& g
 void CudaBackend::col2im(const Tensor& out, const Tensor& cols, const Window2d& g) {
   const int64_t total = out.numel();
   if (total == 0) return;
+  check_operands("col2im", {&out, &cols});
+  DeviceGuard guard(out.device().index());
   EMBER_DISPATCH_FLOATING(cols.dtype(), "col2im", [&] {
-    col2im_kernel<<<grid_for(total), kThreads, 0, detail::stream_of(out)>>>(
-        out.data_ptr<scalar_t>(), cols.data_ptr<scalar_t>(), g, total);
+    launch_kernel(EMBER_KERNEL(col2im_kernel<scalar_t>),
+                  {grid_for(total), kThreads, 0, detail::stream_of(out)}, out.data_ptr<scalar_t>(),
+                  cols.data_ptr<scalar_t>(), g, total);
   });
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
@@ -85,10 +91,13 @@ void CudaBackend::max_pool2d(const Tensor& values, const Tensor& indices, const 
                              const Window2d& g) {
   const int64_t total = values.numel();
   if (total == 0) return;
+  check_operands("max_pool2d", {&values, &indices, &in});
+  DeviceGuard guard(values.device().index());
   EMBER_DISPATCH_FLOATING(in.dtype(), "max_pool2d", [&] {
-    max_pool_kernel<<<grid_for(total), kThreads, 0, detail::stream_of(values)>>>(
-        values.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(), in.data_ptr<scalar_t>(), g,
-        total);
+    launch_kernel(EMBER_KERNEL(max_pool_kernel<scalar_t>),
+                  {grid_for(total), kThreads, 0, detail::stream_of(values)},
+                  values.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(), in.data_ptr<scalar_t>(),
+                  g, total);
   });
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
@@ -96,14 +105,16 @@ void CudaBackend::max_pool2d(const Tensor& values, const Tensor& indices, const 
 void CudaBackend::max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out,
                                       const Tensor& indices, const Window2d& g) {
   if (grad_in.numel() == 0) return;
+  check_operands("max_pool2d_backward", {&grad_in, &grad_out, &indices});
+  DeviceGuard guard(grad_in.device().index());
   cudaStream_t stream = detail::stream_of(grad_in);
   EMBER_CUDA_CHECK(cudaMemsetAsync(grad_in.data_ptr(), 0, grad_in.nbytes(), stream));
   const int64_t total = grad_out.numel();
   if (total == 0) return;
   EMBER_DISPATCH_FLOATING(grad_out.dtype(), "max_pool2d_backward", [&] {
-    max_pool_backward_kernel<<<grid_for(total), kThreads, 0, stream>>>(
-        grad_in.data_ptr<scalar_t>(), grad_out.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(), g,
-        total);
+    launch_kernel(EMBER_KERNEL(max_pool_backward_kernel<scalar_t>),
+                  {grid_for(total), kThreads, 0, stream}, grad_in.data_ptr<scalar_t>(),
+                  grad_out.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(), g, total);
   });
   EMBER_CUDA_CHECK(cudaGetLastError());
 }

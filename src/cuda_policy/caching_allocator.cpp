@@ -189,6 +189,7 @@ Block* DeviceCachingAllocator::malloc(size_t nbytes, StreamId stream) {
   }
   b->allocated = true;
   b->requested = nbytes;
+  device_.on_block_allocated(b->ptr, b->size);
   const bool small = pool.is_small;
   DeviceStats::update(stats_.allocation, small, 1);
   DeviceStats::update(stats_.allocated_bytes, small, static_cast<int64_t>(b->size));
@@ -224,6 +225,7 @@ void DeviceCachingAllocator::free(Block* b) {
 }
 
 void DeviceCachingAllocator::free_block(Block* b) {
+  device_.on_block_freed(b->ptr, b->size, b->stream);
   const bool small = b->pool->is_small;
   DeviceStats::update(stats_.active, small, -1);
   DeviceStats::update(stats_.active_bytes, small, -static_cast<int64_t>(b->size));

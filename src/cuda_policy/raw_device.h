@@ -21,6 +21,10 @@ class EMBER_API RawDevice {
   virtual size_t total_memory() = 0;
   virtual size_t free_memory() = 0;
   virtual int index() const = 0;
+  // A block of a segment was handed out / became free again (free blocks may be reused in
+  // `stream` order). The CUDA simulator poisons and tracks free blocks; others ignore this.
+  virtual void on_block_allocated(void* ptr, size_t nbytes) {}
+  virtual void on_block_freed(void* ptr, size_t nbytes, StreamId stream) {}
 };
 
 // Events mark a point in a stream; query() is true once the work before it has finished.

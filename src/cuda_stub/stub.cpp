@@ -27,6 +27,9 @@ namespace cuda {
 bool is_available() {
   return false;
 }
+bool is_simulated() {
+  return false;
+}
 int device_count() {
   return 0;
 }

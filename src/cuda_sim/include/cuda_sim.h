@@ -1,0 +1,39 @@
+#pragma once
+// The simulator's own API beyond CUDA's: kernel launches (used by src/cuda/launch.cuh), hooks
+// for a caching allocator, and what a program or test may ask of it.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuda_runtime_api.h"
+
+namespace cuda_sim {
+
+struct KernelLaunch {
+  const char* name = "";       // the kernel as written at the launch site, for reports
+  const void* func = nullptr;  // identity, for cudaFuncSetAttribute
+  dim3 grid, block;
+  size_t shared_bytes = 0;
+  cudaStream_t stream = nullptr;
+  std::function<void()> body;         // one GPU thread's work: calls the kernel
+  std::vector<const void*> pointers;  // pointer arguments, checked against the launch's device
+};
+
+// Queues `k` on its stream as kernel<<<grid, block, shared_bytes, stream>>> does: a bad
+// configuration is returned (and kept for cudaGetLastError); faults become sticky errors.
+EMBER_SIM_API cudaError_t launch(KernelLaunch k);
+
+// A caching allocator tells the simulator when a block of a cudaMalloc'd segment is handed out
+// and when it becomes free again (then it is poisoned in `stream` order, and kernels given a
+// pointer into it are reported).
+EMBER_SIM_API void note_block_allocated(const void* ptr, size_t size);
+EMBER_SIM_API void note_block_freed(const void* ptr, size_t size, cudaStream_t stream);
+
+// What the simulator knows about an address ("cuda:1 memory, allocation of 4096 bytes at ...").
+EMBER_SIM_API std::string describe_pointer(const void* ptr);
+// The byte freed and never-initialised device memory is filled with (0xff: NaN for floats).
+constexpr unsigned char kPoisonByte = 0xff;
+// Number of kernels that have run to completion (all devices), for tests.
+EMBER_SIM_API uint64_t kernels_completed();
+
+}  // namespace cuda_sim
