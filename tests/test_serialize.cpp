@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/tensor_factory.h"
+#include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/serialize.h"
 
@@ -198,6 +199,31 @@ TEST(Safetensors, RoundTripsEveryDtype) {
   EXPECT_EQ(loaded.at("scalar").dim(), 0);
   EXPECT_EQ(loaded.at("empty").sizes(), ember::IntArrayRef({0, 4}));
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"all.safetensors"}) << "temporary file left";
+}
+
+// Tensors saved from CUDA devices (non-contiguous and 16-bit ones included) load on the CPU with
+// the same bytes, and load back onto a device (a GPU, or the simulator's in CI).
+TEST(Safetensors, SavedFromCudaLoadsOnTheCpu) {
+  if (!ember::cuda::is_available())
+    GTEST_SKIP() << "no CUDA device: " << ember::cuda::unavailable_reason();
+  TempDir dir;
+  auto state = all_dtypes_state();
+  std::map<std::string, ember::Tensor> on_device;
+  const int last = ember::cuda::device_count() - 1;
+  for (const auto& [name, t] : state) {
+    const ember::Device d(ember::kCUDA,
+                          static_cast<ember::DeviceIndex>(name.size() % 2 ? last : 0));
+    on_device[name] =  // stored transposed on the device where it can be
+        t.dim() >= 2 ? t.transpose(0, 1).contiguous().to(d).transpose(0, 1) : t.to(d);
+  }
+  ember::save(on_device, dir / "from_cuda.safetensors");
+  auto loaded = ember::load(dir / "from_cuda.safetensors");
+  ASSERT_EQ(loaded.size(), state.size());
+  for (const auto& [name, t] : state) {
+    EXPECT_TRUE(loaded.at(name).is_cpu()) << name;
+    EXPECT_TRUE(same_bytes(loaded.at(name), t)) << name;
+    EXPECT_TRUE(same_bytes(loaded.at(name).to(ember::Device("cuda:0")).cpu(), t)) << name;
+  }
 }
 
 TEST(Safetensors, LayoutFollowsTheSpecification) {
