@@ -10,7 +10,11 @@
 #include <cstdlib>
 
 #include "ember/cuda.h"
+#include "ember/nn.h"
 #include "ember/ops.h"
+#if defined(EMBER_TEST_WITH_SIM)
+#include "cuda_sim.h"
+#endif
 
 namespace ember {
 namespace {
@@ -138,6 +142,30 @@ TEST_F(CudaSim, StickyErrorPersistsOnItsDeviceOnly) {
 TEST_F(CudaSim, CudaFreedMemoryStaysInaccessible) {
   EXPECT_DEATH(read_cuda_freed_memory(), "accessed address .*released by cudaFree.*use after free");
 }
+
+#if defined(EMBER_TEST_WITH_SIM)
+// A training step's index work (gather, index_select, cross_entropy forward and backward, the
+// scatter_add of gather's gradient) queues kernels and never waits for the device.
+TEST_F(CudaSim, IndexOpsInATrainingStepNeverWaitForTheDevice) {
+  const Device d("cuda:0");
+  Tensor logits = randn({64, 10}).to(d).requires_grad_();
+  Tensor target = randint(0, 10, {64}).to(d);
+  Tensor table = randn({100, 16}).to(d).requires_grad_();
+  Tensor rows = randint(0, 100, {32}).to(d);
+  Tensor cols = randint(0, 16, {32, 4}).to(d);
+  cuda::synchronize();
+  const uint64_t waits = cuda_sim::host_waits(), kernels = cuda_sim::kernels_completed();
+  Tensor emb = index_select(table, 0, rows);
+  Tensor picked = gather(emb, 1, cols);
+  Tensor loss = nn::functional::cross_entropy(logits, target) + picked.sum();
+  loss.backward();
+  EXPECT_EQ(cuda_sim::host_waits(), waits) << "a host sync in the index ops";
+  cuda::synchronize();
+  EXPECT_GT(cuda_sim::kernels_completed(), kernels + 5);
+  EXPECT_TRUE(table.grad().defined());
+  EXPECT_EQ(table.grad().sum().item<float>(), 32.0f * 4.0f);  // each picked element once
+}
+#endif
 
 }  // namespace
 }  // namespace ember

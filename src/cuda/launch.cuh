@@ -6,6 +6,8 @@
 // queues the kernel on the stream with its name (for reports) and checks every pointer
 // argument (and the pointers inside arguments that list them, e.g. StridedLayout) against the
 // launch's device. Errors are left for cudaGetLastError, as after <<<>>>.
+#include <cstdlib>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -13,6 +15,10 @@
 
 #include "cuda/cuda_internal.h"
 #if defined(EMBER_CUDA_SIM)
+#include <cxxabi.h>
+
+#include <typeinfo>
+
 #include "cuda_sim.h"
 #endif
 
@@ -22,10 +28,22 @@ template <typename... Params>
 struct KernelRef {
   void (*fn)(Params...);
   const char* name;
+  std::string detail;  // the simulator's reports name it too (e.g. an elementwise functor)
+  // Names the type T in the simulator's reports; nothing on a GPU build.
+  template <typename T>
+  KernelRef&& about() && {
+#if defined(EMBER_CUDA_SIM)
+    int status = 0;
+    char* d = abi::__cxa_demangle(typeid(T).name(), nullptr, nullptr, &status);
+    detail = status == 0 && d ? d : typeid(T).name();
+    std::free(d);
+#endif
+    return std::move(*this);
+  }
 };
 template <typename... Params>
 KernelRef<Params...> make_kernel_ref(void (*fn)(Params...), const char* name) {
-  return {fn, name};
+  return {fn, name, {}};
 }
 #define EMBER_KERNEL(...) ::ember::cuda::make_kernel_ref(&__VA_ARGS__, #__VA_ARGS__)
 
@@ -64,7 +82,8 @@ void launch_kernel(KernelRef<Params...> kernel, const LaunchConfig& c, Args&&...
   // Arguments are copied once, as CUDA copies them into the launch.
   std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
   cuda_sim::KernelLaunch k;
-  k.name = kernel.name;
+  k.name = kernel.detail.empty() ? std::string(kernel.name)
+                                 : std::string(kernel.name) + " [" + kernel.detail + "]";
   k.func = reinterpret_cast<const void*>(kernel.fn);
   k.grid = c.grid;
   k.block = c.block;

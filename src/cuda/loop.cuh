@@ -57,7 +57,7 @@ void launch_elementwise(const std::array<const Tensor*, N>& ops, const F& f) {
   if (L.numel == 0) return;
   const int device = ops[0]->device().index();
   DeviceGuard guard(device);
-  launch_kernel(EMBER_KERNEL(elementwise_kernel<N, F>),
+  launch_kernel(EMBER_KERNEL(elementwise_kernel<N, F>).template about<F>(),
                 {grid_for(L.numel), kThreads, 0, detail::current_cuda_stream(device)}, L, f);
   EMBER_CUDA_CHECK(cudaGetLastError());
 }

@@ -71,6 +71,7 @@ struct WorkerState {
   const KernelLaunch* launch = nullptr;
   std::vector<unsigned char> dynamic_shared;
   std::string fault;  // set by a thread that hit an error (an exception in the kernel)
+  cudaError_t fault_code = cudaErrorLaunchFailure;
 };
 thread_local WorkerState* tls_worker = nullptr;
 
@@ -295,16 +296,33 @@ uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int param, in
   return tls_worker->current->result;
 }
 
+void device_assert_fail(const char* what, const char* file, int line) {
+  WorkerState& w = *tls_worker;
+  ThreadRec& t = *w.current;
+  if (w.fault.empty()) {
+    const uint3 b = t.b.block_idx, th = t.b.thread_idx;
+    w.fault = "device-side assert triggered: " + std::string(what) + " (" + file + ":" +
+              std::to_string(line) + ", block (" + std::to_string(b.x) + "," + std::to_string(b.y) +
+              "," + std::to_string(b.z) + ") thread (" + std::to_string(th.x) + "," +
+              std::to_string(th.y) + "," + std::to_string(th.z) + "))";
+    w.fault_code = cudaErrorAssert;
+  }
+  t.state = State::Done;  // the thread ends here; the scheduler abandons the block
+  ctx::jump_fcontext(w.scheduler, nullptr);
+  __builtin_unreachable();
+}
+
 void* dynamic_shared_memory() {
   return tls_worker->dynamic_shared.data();
 }
 
-bool run_kernel(const KernelLaunch& k, int device, std::string* report) {
+bool run_kernel(const KernelLaunch& k, int device, std::string* report, cudaError_t* code) {
   thread_local WorkerState state;
   WorkerState& w = state;
   tls_worker = &w;
   w.launch = &k;
   w.fault.clear();
+  w.fault_code = cudaErrorLaunchFailure;
   w.dynamic_shared.assign(k.shared_bytes, kPoisonByte);
   const unsigned nthreads = k.block.x * k.block.y * k.block.z;
   w.threads.assign(nthreads, ThreadRec{});
@@ -324,7 +342,8 @@ bool run_kernel(const KernelLaunch& k, int device, std::string* report) {
         std::string error;
         if (!run_block(w, error)) {
           abandon_block(w);
-          *report = "kernel '" + std::string(k.name) + "' on cuda:" + std::to_string(device) +
+          *code = w.fault_code;
+          *report = "kernel '" + k.name + "' on cuda:" + std::to_string(device) +
                     " failed in block (" + std::to_string(bx) + "," + std::to_string(by) + "," +
                     std::to_string(bz) + "): " + error;
           tls_worker = nullptr;
@@ -387,12 +406,13 @@ cudaError_t launch(KernelLaunch k) {
     std::fprintf(stderr,
                  "ember cuda-sim: kernel '%s' launched on a stream of cuda:%d while cuda:%d is "
                  "current (CUDA refuses: invalid resource handle)\n",
-                 k.name, s->device, dev);
+                 k.name.c_str(), s->device, dev);
     return fail(cudaErrorInvalidResourceHandle);
   }
   std::string why;
   if (cudaError_t e = check_config(k, *d, why)) {
-    std::fprintf(stderr, "ember cuda-sim: kernel '%s' not launched: %s\n", k.name, why.c_str());
+    std::fprintf(stderr, "ember cuda-sim: kernel '%s' not launched: %s\n", k.name.c_str(),
+                 why.c_str());
     return fail(e);
   }
   // Pointer arguments must be live memory of this device (or pinned host memory).
@@ -404,7 +424,7 @@ cudaError_t launch(KernelLaunch k) {
                     (info.kind == MemoryKind::DeviceLive && info.device == dev);
     if (!ok) {
       set_sticky(dev, cudaErrorIllegalAddress,
-                 "kernel '" + std::string(k.name) + "' launched on cuda:" + std::to_string(dev) +
+                 "kernel '" + k.name + "' launched on cuda:" + std::to_string(dev) +
                      " was given pointer " + std::to_string(i) + " (" + describe_pointer(p) +
                      "); a GPU would fault on it or read the wrong device's memory");
       return fail(cudaErrorIllegalAddress);
@@ -413,14 +433,15 @@ cudaError_t launch(KernelLaunch k) {
   auto shared = std::make_shared<KernelLaunch>(std::move(k));
   s->enqueue(Task{[shared, dev] {
                     std::string report;
-                    if (!run_kernel(*shared, dev, &report)) {
-                      set_sticky(dev, cudaErrorLaunchFailure, report);
+                    cudaError_t code = cudaErrorLaunchFailure;
+                    if (!run_kernel(*shared, dev, &report, &code)) {
+                      set_sticky(dev, code, report);
                     } else {
                       g_kernels_completed.fetch_add(1, std::memory_order_relaxed);
                     }
                   },
                   {dev},
-                  shared->name});
+                  shared->name.c_str()});
   return cudaSuccess;
 }
 

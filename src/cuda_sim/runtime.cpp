@@ -367,6 +367,7 @@ const char* cudaGetErrorName(cudaError_t err) {
     EMBER_SIM_NAME(cudaErrorLaunchOutOfResources)
     EMBER_SIM_NAME(cudaErrorPeerAccessAlreadyEnabled)
     EMBER_SIM_NAME(cudaErrorPeerAccessNotEnabled)
+    EMBER_SIM_NAME(cudaErrorAssert)
     EMBER_SIM_NAME(cudaErrorLaunchFailure)
     EMBER_SIM_NAME(cudaErrorNotSupported)
     EMBER_SIM_NAME(cudaErrorUnknown)
@@ -412,6 +413,8 @@ const char* cudaGetErrorString(cudaError_t err) {
       return "too many resources requested for launch";
     case cudaErrorLaunchFailure:
       return "unspecified launch failure";
+    case cudaErrorAssert:
+      return "device-side assert triggered";
     case cudaErrorNotSupported:
       return "operation not supported";
     default:

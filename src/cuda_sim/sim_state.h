@@ -138,6 +138,6 @@ bool is_pinned(const void* p);
 
 // ---- kernels (kernel_engine.cpp) ----
 // Runs every block of `k` on the calling worker; returns false with a report on a device fault.
-bool run_kernel(const KernelLaunch& k, int device, std::string* report);
+bool run_kernel(const KernelLaunch& k, int device, std::string* report, cudaError_t* code);
 
 }  // namespace cuda_sim

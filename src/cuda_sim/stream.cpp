@@ -2,6 +2,7 @@
 // order, so work on different streams really overlaps and a missing wait shows up as a wrong
 // result; an event is a sequence number in one stream.
 #include <algorithm>
+#include <atomic>
 #include <set>
 
 #include "sim_state.h"
@@ -34,7 +35,16 @@ bool Stream::reached(uint64_t seq) {
   return completed_ >= seq;
 }
 
+namespace {
+std::atomic<uint64_t> g_host_waits{0};
+}  // namespace
+
+uint64_t host_waits() {
+  return g_host_waits.load();
+}
+
 void Stream::wait(uint64_t seq) {
+  if (!tls_activity) g_host_waits.fetch_add(1, std::memory_order_relaxed);  // a host thread
   std::unique_lock<std::mutex> lock(m_);
   cv_.wait(lock, [&] { return completed_ >= seq; });
 }

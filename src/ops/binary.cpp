@@ -263,11 +263,13 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   }
   return out;
 }
+// The scalar is filled on the tensor's device (a kernel argument), not copied there: a copy
+// from pageable host memory would wait for the device.
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b) {
-  return where(cond, a, wrap_scalar(b, result_type(a, b)).to(a.device()));
+  return where(cond, a, full({}, b, TensorOptions().dtype(result_type(a, b)).device(a.device())));
 }
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b) {
-  return where(cond, wrap_scalar(a, result_type(b, a)).to(b.device()), b);
+  return where(cond, full({}, a, TensorOptions().dtype(result_type(b, a)).device(b.device())), b);
 }
 
 // ---- Tensor methods ----

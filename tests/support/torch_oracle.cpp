@@ -12,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -25,10 +26,36 @@ extern char** environ;
 namespace ember::testing {
 namespace {
 
-constexpr const char* kPython = "/usr/bin/python3";
 constexpr const char* kInstallHint =
-    "The tests use PyTorch as their oracle through /usr/bin/python3 (not the python3 first on "
-    "PATH). Install it with: sudo apt-get install python3-torch";
+    "The tests use PyTorch as their oracle: EMBER_TORCH_PYTHON if set, else the first of "
+    "/usr/bin/python3 and the python3 programs on PATH that can import torch. On Debian: "
+    "sudo apt-get install python3-torch";
+
+bool imports_torch(const std::string& python) {
+  if (::access(python.c_str(), X_OK) != 0) return false;
+  const std::string cmd = "'" + python + "' -c 'import torch' >/dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+// The Python that runs the oracle. Debian's /usr/bin/python3 (python3-torch) comes first; a GPU
+// machine's PyTorch is usually another python3 on PATH.
+const std::string& oracle_python() {
+  static const std::string python = [] {
+    if (const char* e = std::getenv("EMBER_TORCH_PYTHON"); e && *e) return std::string(e);
+    std::vector<std::string> candidates = {"/usr/bin/python3"};
+    if (const char* path = std::getenv("PATH")) {
+      std::stringstream dirs(path);
+      for (std::string dir; std::getline(dirs, dir, ':');) {
+        if (!dir.empty()) candidates.push_back(dir + "/python3");
+      }
+    }
+    for (const std::string& c : candidates) {
+      if (imports_torch(c)) return c;
+    }
+    return std::string("/usr/bin/python3");  // the start-up error then says what is missing
+  }();
+  return python;
+}
 // A single request never legitimately takes this long; a hung oracle must not hang the test.
 constexpr int kTimeoutMs = 300 * 1000;
 
@@ -273,7 +300,8 @@ void TorchOracle::ensure_started() {
   if (::sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
     ::signal(SIGPIPE, SIG_IGN);
   }
-  EMBER_CHECK(::access(kPython, X_OK) == 0, Error, "TorchOracle: ", kPython,
+  const std::string& python = oracle_python();
+  EMBER_CHECK(::access(python.c_str(), X_OK) == 0, Error, "TorchOracle: ", python,
               " is not there or not executable. ", kInstallHint);
   int in_pipe[2], out_pipe[2];
   EMBER_CHECK(::pipe2(in_pipe, O_CLOEXEC) == 0, Error, "TorchOracle: pipe: ", std::strerror(errno));
@@ -287,10 +315,10 @@ void TorchOracle::ensure_started() {
   posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   std::string script = std::string(EMBER_TEST_SUPPORT_DIR) + "/torch_oracle.py";
-  std::vector<char*> argv = {const_cast<char*>(kPython), const_cast<char*>("-u"), script.data(),
-                             nullptr};
+  std::vector<char*> argv = {const_cast<char*>(python.c_str()), const_cast<char*>("-u"),
+                             script.data(), nullptr};
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, kPython, &actions, nullptr, argv.data(), environ);
+  int rc = ::posix_spawn(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(in_pipe[0]);
   ::close(out_pipe[1]);
@@ -298,7 +326,7 @@ void TorchOracle::ensure_started() {
   from_child_ = out_pipe[0];
   if (rc != 0) {
     stop();
-    throw Error(detail::str_cat("TorchOracle: could not start ", kPython, ": ", std::strerror(rc),
+    throw Error(detail::str_cat("TorchOracle: could not start ", python, ": ", std::strerror(rc),
                                 ". ", kInstallHint));
   }
   pid_ = pid;
@@ -313,7 +341,7 @@ void TorchOracle::ensure_started() {
   if (!hello.value("ready", false)) {
     std::string why = hello.value("error", std::string("no reason given"));
     stop();
-    throw Error(detail::str_cat("TorchOracle: ", kPython, " cannot import torch (", why, "). ",
+    throw Error(detail::str_cat("TorchOracle: ", python, " cannot import torch (", why, "). ",
                                 kInstallHint));
   }
   version_ = hello.value("torch", std::string());

@@ -30,6 +30,7 @@ enum cudaError_t {
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorPeerAccessAlreadyEnabled = 704,
   cudaErrorPeerAccessNotEnabled = 705,
+  cudaErrorAssert = 710,
   cudaErrorLaunchFailure = 719,
   cudaErrorNotSupported = 801,
   cudaErrorUnknown = 999,

@@ -10,7 +10,7 @@
 namespace cuda_sim {
 
 struct KernelLaunch {
-  const char* name = "";       // the kernel as written at the launch site, for reports
+  std::string name;            // the kernel as written at the launch site, for reports
   const void* func = nullptr;  // identity, for cudaFuncSetAttribute
   dim3 grid, block;
   size_t shared_bytes = 0;
@@ -35,5 +35,8 @@ EMBER_SIM_API std::string describe_pointer(const void* ptr);
 constexpr unsigned char kPoisonByte = 0xff;
 // Number of kernels that have run to completion (all devices), for tests.
 EMBER_SIM_API uint64_t kernels_completed();
+// Number of times a host thread waited for device work (stream/event/device synchronize,
+// blocking copies, cudaFree), for tests that prove a code path never syncs.
+EMBER_SIM_API uint64_t host_waits();
 
 }  // namespace cuda_sim

@@ -40,6 +40,9 @@ enum class WarpOp : int { Sync, ShflIdx, ShflUp, ShflDown, ShflXor, Ballot, Any,
 EMBER_SIM_API uint64_t warp_collective(WarpOp op, unsigned mask, uint64_t value, int param,
                                        int width);
 EMBER_SIM_API void syncthreads();
+// A failed device-side assertion: ends the GPU thread, the kernel fails with a sticky
+// cudaErrorAssert ("device-side assert triggered"), as on a GPU.
+[[noreturn]] EMBER_SIM_API void device_assert_fail(const char* what, const char* file, int line);
 EMBER_SIM_API void* dynamic_shared_memory();
 
 template <typename T>

@@ -1,0 +1,19 @@
+#pragma once
+// EMBER_KERNEL_ASSERT(cond, "what"): a device-side check that stays on in release builds, as
+// PyTorch's CUDA_KERNEL_ASSERT. A failure stops the kernel and leaves the sticky
+// cudaErrorAssert ("device-side assert triggered"): the CUDA context is unusable afterwards, as
+// in PyTorch, but the check costs no host synchronisation.
+#include <assert.h>
+
+#if defined(EMBER_CUDA_SIM)
+#define EMBER_KERNEL_ASSERT(cond, what)                                               \
+  do {                                                                                \
+    if (!(cond)) ::cuda_sim::device_assert_fail(what ": " #cond, __FILE__, __LINE__); \
+  } while (0)
+#else
+#define EMBER_KERNEL_ASSERT(cond, what)                                                    \
+  do {                                                                                     \
+    if (!(cond))                                                                           \
+      __assert_fail(what ": " #cond, __FILE__, static_cast<unsigned>(__LINE__), __func__); \
+  } while (0)
+#endif
