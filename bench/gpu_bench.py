@@ -123,6 +123,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ember", default=os.path.join(ROOT, "build-gpu-check", "bench", "bench_ember_cuda"))
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--out", help="also write the JSON here (e.g. $OUT/gpu_bench.json on the device machine)")
     args = ap.parse_args()
 
     docs = []
@@ -171,6 +172,10 @@ def main():
     with open(path, "w") as f:
         json.dump({"date": stamp, "programs": [d["info"] for d in docs], "rows": [rows[n] for n in order]},
                   f, indent=1)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"date": stamp, "programs": [d["info"] for d in docs], "rows": [rows[n] for n in order]},
+                      f, indent=1)
     print(f"written to {path}; ratio = ember / peer (times: lower is better)", file=sys.stderr)
 
 

@@ -11,6 +11,11 @@
     if (!(cond)) ::cuda_sim::device_assert_fail(what ": " #cond, __FILE__, __LINE__); \
   } while (0)
 #else
+// Declared here as well: glibc's <assert.h> hides it under NDEBUG (release builds), and the
+// device runtime provides it for device code.
+extern "C" __host__ __device__ void __assert_fail(const char* assertion, const char* file,
+                                                 unsigned int line, const char* function) noexcept
+    __attribute__((__noreturn__));
 #define EMBER_KERNEL_ASSERT(cond, what)                                                    \
   do {                                                                                     \
     if (!(cond))                                                                           \
