@@ -133,6 +133,30 @@ TEST(Sum, LargeTensorsUseThreadsAndMatchPyTorch) {
   }
 }
 
+// Long rows into few outputs take the split path on CUDA (partials per block, then a combine);
+// every reduce op and a strided (outer-dim) row must still equal the CPU's result.
+TEST(Sum, LongRowsIntoFewOutputsOnEveryDevice) {
+  Tensor x = et::make_input({3, 70000}, kFloat, 41);
+  Tensor xt = x.t().contiguous().t();  // rows with stride 3
+  Tensor ints = et::make_input({2, 50000}, kInt, 42);
+  Tensor b = x > 2.5;
+  for (Device d : et::test_devices()) {
+    const std::string on = " on " + d.str();
+    expect_close(x.to(d).sum(1).cpu(), x.sum(1), 1e-5, 1e-3, "sum(1)" + on);
+    expect_close(xt.to(d).sum(1).cpu(), x.sum(1), 1e-5, 1e-3, "strided sum(1)" + on);
+    expect_close(x.to(d).sum().cpu(), x.sum(), 1e-5, 1e-2, "sum()" + on);
+    expect_close(x.to(d).mean(1).cpu(), x.mean(1), 1e-5, 1e-6, "mean(1)" + on);
+    EXPECT_TRUE(equal(x.to(d).amax(1).cpu(), x.amax(1))) << on;
+    EXPECT_TRUE(equal(x.to(d).amin(1).cpu(), x.amin(1))) << on;
+    EXPECT_TRUE(equal(ints.to(d).sum(1).cpu(), ints.sum(1))) << on;  // exact, int64
+    EXPECT_TRUE(equal(b.to(d).any().cpu(), b.any())) << on;
+    EXPECT_TRUE(equal(b.to(d).all().cpu(), b.all())) << on;
+    // float products of 2e5 factors drift by 1e-3 in any order: compare in float64.
+    Tensor near_one = (x * 1e-6 + 1).to(kDouble);
+    expect_close(near_one.to(d).prod().cpu(), near_one.prod(), 1e-10, 0, "prod()" + on);
+  }
+}
+
 TEST(Mean, ValuesAndErrors) {
   for (ScalarType dt : {kFloat, kDouble, kBFloat16, kHalf}) {
     for (auto& [name, x] : layouts(et::make_input({4, 6}, dt, 11))) {

@@ -78,6 +78,58 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Long reductions into few outputs (a full sum) use the whole GPU: block (k, c) reduces chunk c of
+// output k's elements into partial[k * splits + c]; a second kernel combines each output's
+// partials in a fixed order, so the result does not depend on scheduling.
+template <typename Op, typename in_t, typename acc>
+__global__ void __launch_bounds__(kThreads)
+    reduce_partial_kernel(ReduceLayout L, const in_t* in, acc* partial, int64_t splits,
+                          int64_t chunk) {
+  using Rd = Reducer<Op, in_t, acc, acc>;
+  __shared__ __align__(8) unsigned char raw[kThreads * sizeof(acc)];
+  acc* sh = reinterpret_cast<acc*>(raw);
+  const int64_t k = blockIdx.x / splits, c = blockIdx.x % splits;
+  int64_t ib, ob;
+  kept_offsets(L, k, ib, ob);
+  const int64_t end = (c + 1) * chunk < L.R ? (c + 1) * chunk : L.R;
+  acc v = Op::template identity<acc>();
+  for (int64_t r = c * chunk + threadIdx.x; r < end; r += blockDim.x) {
+    v = Rd::combine(v, Rd::load(in[ib + reduced_offset(L, r)]));
+  }
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) sh[threadIdx.x] = Rd::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partial[blockIdx.x] = sh[0];
+}
+
+template <typename Op, typename acc, typename out_t>
+__global__ void __launch_bounds__(kThreads)
+    reduce_combine_kernel(ReduceLayout L, const acc* partial, int64_t splits, out_t* out) {
+  __shared__ __align__(8) unsigned char raw[kThreads * sizeof(acc)];
+  acc* sh = reinterpret_cast<acc*>(raw);
+  const int64_t k = blockIdx.x;
+  int64_t ib, ob;
+  kept_offsets(L, k, ib, ob);
+  acc v = Op::template identity<acc>();
+  for (int64_t c = threadIdx.x; c < splits; c += blockDim.x) {
+    v = static_cast<acc>(Op()(v, partial[k * splits + c]));
+  }
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) sh[threadIdx.x] = static_cast<acc>(Op()(sh[threadIdx.x], sh[threadIdx.x + s]));
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[ob] = reduce_store<out_t>(sh[0]);
+}
+
+// Elements per block in a split reduction, and the most blocks one launch uses for it.
+constexpr int64_t kSplitChunk = int64_t(kThreads) * 64;
+constexpr int64_t kSplitMaxBlocks = 2048;
+
 template <typename Op, typename in_t, typename acc, typename out_t>
 void reduce_kernel(const Tensor& out, const Tensor& in) {
   ReduceLayout L = make_reduce_layout(out, in);
@@ -87,9 +139,24 @@ void reduce_kernel(const Tensor& out, const Tensor& in) {
   cudaStream_t stream = detail::current_cuda_stream(device);
   const auto* ip = static_cast<const in_t*>(in.data_ptr());
   auto* op = static_cast<out_t*>(out.data_ptr());
+  const int64_t splits = std::min<int64_t>((L.R + kSplitChunk - 1) / kSplitChunk,
+                                           kSplitMaxBlocks / std::max<int64_t>(L.K, 1));
   if (L.R < 64 || (L.K >= 4096 && L.R < 1024)) {
     launch_kernel(EMBER_KERNEL(reduce_thread_kernel<Op, in_t, acc, out_t>),
                   {grid_for(L.K), kThreads, 0, stream}, L, ip, op);
+  } else if (splits >= 2) {
+    // Few outputs, long rows: split each row across blocks, then combine the partials.
+    const int64_t chunk = (L.R + splits - 1) / splits;
+    Tensor partial = make_empty({L.K * splits * static_cast<int64_t>(sizeof(acc))}, kByte,
+                                out.device());
+    auto* pp = static_cast<acc*>(partial.data_ptr());
+    launch_kernel(EMBER_KERNEL(reduce_partial_kernel<Op, in_t, acc>),
+                  {static_cast<unsigned>(L.K * splits), kThreads, 0, stream}, L, ip, pp, splits,
+                  chunk);
+    EMBER_CUDA_CHECK(cudaGetLastError());
+    launch_kernel(EMBER_KERNEL(reduce_combine_kernel<Op, acc, out_t>),
+                  {static_cast<unsigned>(L.K), kThreads, 0, stream}, L,
+                  static_cast<const acc*>(pp), splits, op);
   } else {
     const auto blocks = static_cast<unsigned>(std::min<int64_t>(L.K, 1 << 20));
     launch_kernel(EMBER_KERNEL(reduce_block_kernel<Op, in_t, acc, out_t>),
