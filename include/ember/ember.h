@@ -1,5 +1,6 @@
 #pragma once
 // The umbrella header: #include <ember/ember.h> as one would #include <torch/torch.h>.
+#include "ember/amp.h"
 #include "ember/autograd.h"
 #include "ember/autograd_function.h"
 #include "ember/cuda.h"

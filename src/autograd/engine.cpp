@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "amp/autocast_hook.h"
 #include "autograd/node_impl.h"
 #include "ember/ops.h"
 
@@ -91,6 +92,9 @@ void run_backward(const std::vector<Edge>& roots, variable_list root_grads, bool
                   std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>>* capture,
                   variable_list* captured) {
   AutoGradMode mode(create_graph);
+  // Gradients follow the forward graph's dtypes, whether or not backward is called inside an
+  // autocast region (PyTorch advises against that; here it makes no difference).
+  amp::AutocastOffGuard no_autocast;
   std::unordered_map<Node*, int> deps;
   std::unordered_set<Node*> seen;
   std::vector<Node*> stack;

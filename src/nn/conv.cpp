@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "amp/autocast_hook.h"
 #include "autograd/record.h"
 #include "core/backend.h"
 #include "core/tensor_factory.h"
@@ -197,6 +198,11 @@ Tensor col2im(const Tensor& input, ExpandingArray<2> output_size, ExpandingArray
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias,
               ExpandingArray<2> stride, ExpandingArray<2> padding, ExpandingArray<2> dilation,
               int64_t groups) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::conv2d, input);
+    return conv2d(ac.cast(input), ac.cast(weight), ac.cast(bias), stride, padding, dilation,
+                  groups);
+  }
   EMBER_CHECK(padding[0] >= 0 && padding[1] >= 0, ValueError,
               "conv2d(): negative padding is not supported, got ", padding);
   return conv2d_impl(input, weight, bias, stride, {padding[0], padding[1], padding[0], padding[1]},
@@ -208,6 +214,11 @@ namespace nn {
 Tensor conv2d_with_padding(const Tensor& input, const Tensor& weight, const Tensor& bias,
                            ExpandingArray<2> stride, const conv_padding_t& padding,
                            ExpandingArray<2> dilation, int64_t groups) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::conv2d, input);
+    return conv2d_with_padding(ac.cast(input), ac.cast(weight), ac.cast(bias), stride, padding,
+                               dilation, groups);
+  }
   if (const auto* p = std::get_if<ExpandingArray<2>>(&padding)) {
     return ember::conv2d(input, weight, bias, stride, *p, dilation, groups);
   }

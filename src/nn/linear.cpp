@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "amp/autocast_hook.h"
 #include "ember/nn/init.h"
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
@@ -11,6 +12,10 @@
 namespace ember {
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::linear, input);
+    return linear(ac.cast(input), ac.cast(weight), ac.cast(bias));
+  }
   EMBER_CHECK(weight.dim() == 2, ValueError, "linear(): weight must be 2-D [out, in], got shape ",
               weight.sizes());
   EMBER_CHECK(input.dim() >= 1 && input.size(-1) == weight.size(1), ValueError,

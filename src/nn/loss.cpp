@@ -3,6 +3,7 @@
 // is exact (sigmoid(x) - t) where the stable forward has kinks (|x| at 0).
 #include <limits>
 
+#include "amp/autocast_hook.h"
 #include "autograd/record.h"
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/ops.h"
@@ -115,11 +116,20 @@ Tensor nll_impl(const Tensor& logp, const Tensor& target, const Tensor& weight, 
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, int64_t reduction,
                 int64_t ignore_index) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::nll_loss, input);
+    return nll_loss(ac.cast(input), target, ac.cast(weight), reduction, ignore_index);
+  }
   return nll_impl(input, target, weight, reduction, ignore_index, "nll_loss");
 }
 
 Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                           int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::cross_entropy, input);
+    return cross_entropy_loss(ac.cast(input), ac.cast(target), ac.cast(weight), reduction,
+                              ignore_index, label_smoothing);
+  }
   EMBER_CHECK(
       label_smoothing >= 0 && label_smoothing <= 1, ValueError,
       "cross_entropy(): label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
@@ -167,16 +177,29 @@ Tensor cross_entropy_loss(const Tensor& input, const Tensor& target, const Tenso
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::mse_loss, input);
+    return mse_loss(ac.cast(input), ac.cast(target), reduction);
+  }
   return reduce((input - target).square(), reduction, "mse_loss");
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::l1_loss, input);
+    return l1_loss(ac.cast(input), ac.cast(target), reduction);
+  }
   return reduce((input - target).abs(), reduction, "l1_loss");
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight, const Tensor& pos_weight,
                                         int64_t reduction) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::binary_cross_entropy_with_logits, input);
+    return binary_cross_entropy_with_logits(ac.cast(input), ac.cast(target), ac.cast(weight),
+                                            ac.cast(pos_weight), reduction);
+  }
   EMBER_CHECK(target.sizes() == input.sizes(), ValueError, "Target size (", target.sizes(),
               ") must be the same as input size (", input.sizes(), ")");
   EMBER_CHECK(input.is_floating_point() && target.is_floating_point(), TypeError,

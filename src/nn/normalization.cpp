@@ -2,6 +2,7 @@
 // and the BatchNorm1d/2d and LayerNorm modules.
 #include <cmath>
 
+#include "amp/autocast_hook.h"
 #include "ember/nn/init.h"
 #include "ember/nn/modules/batchnorm.h"
 #include "ember/nn/modules/normalization.h"
@@ -26,11 +27,22 @@ std::string tail_str(const std::vector<int64_t>& shape) {
   return s;
 }
 
+bool is_16_bit(const Tensor& t) {
+  return t.dtype() == kHalf || t.dtype() == kBFloat16;
+}
+Tensor as_float(const Tensor& t) {
+  return t.defined() && is_16_bit(t) ? t.to(kFloat) : t;
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
                   const Tensor& running_mean, const Tensor& running_var, bool training,
                   double momentum, double eps) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::batch_norm, input);
+    return batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  }
   EMBER_CHECK(input.dim() >= 2, ValueError,
               "batch_norm(): expected an input of at least 2 dims [N, C, ...], got shape ",
               input.sizes());
@@ -39,6 +51,13 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
     EMBER_CHECK(!t->defined() || t->numel() == C, ValueError, "batch_norm(): expected a tensor of ",
                 C, " elements (one per channel of input ", input.sizes(), "), got shape ",
                 t->sizes());
+  }
+  // 16-bit inputs are normalised in float32 and rounded once, as PyTorch's kernels do; float32
+  // weight and bias (a model under autocast) then give a result in the input's dtype.
+  if (is_16_bit(input)) {
+    return batch_norm(input.to(kFloat), as_float(weight), as_float(bias), running_mean, running_var,
+                      training, momentum, eps)
+        .to(input.dtype());
   }
   DimVector dims;
   for (int64_t d = 0; d < input.dim(); ++d) {
@@ -71,6 +90,10 @@ Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
 
 Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
                   const Tensor& weight, const Tensor& bias, double eps) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::layer_norm, input);
+    return layer_norm(ac.cast(input), normalized_shape, ac.cast(weight), ac.cast(bias), eps);
+  }
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool ok = k >= 1 && input.dim() >= k;
   for (int64_t i = 0; ok && i < k; ++i) {
@@ -83,6 +106,10 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
     EMBER_CHECK(!t->defined() || t->sizes() == IntArrayRef(normalized_shape), ValueError,
                 "layer_norm(): weight and bias must have shape ", IntArrayRef(normalized_shape),
                 ", got ", t->sizes());
+  }
+  if (is_16_bit(input)) {  // in float32, rounded once (as batch_norm)
+    return layer_norm(input.to(kFloat), normalized_shape, as_float(weight), as_float(bias), eps)
+        .to(input.dtype());
   }
   DimVector dims;
   for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);

@@ -5,6 +5,7 @@
 
 #include <limits>
 
+#include "amp/autocast_hook.h"
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
@@ -83,6 +84,11 @@ Tensor max_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
 Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
                   std::optional<ExpandingArray<2>> stride_opt, ExpandingArray<2> padding,
                   bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::avg_pool2d, input);
+    return avg_pool2d(input, kernel_size, stride_opt, padding, ceil_mode, count_include_pad,
+                      divisor_override);
+  }
   const ExpandingArray<2> stride = stride_opt.value_or(kernel_size);
   EMBER_CHECK(!divisor_override || *divisor_override != 0, ValueError,
               "avg_pool2d(): divisor must be not zero");
@@ -114,6 +120,10 @@ Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
+  if (amp::autocast_applies(input)) {
+    amp::AutocastScope ac(amp::AutocastOp::adaptive_avg_pool2d, input);
+    return adaptive_avg_pool2d(input, output_size);
+  }
   check_pool_input(input, "adaptive_avg_pool2d");
   EMBER_CHECK(output_size[0] > 0 && output_size[1] > 0, ValueError,
               "adaptive_avg_pool2d(): output_size must be positive, got ", output_size);

@@ -1,6 +1,7 @@
 // Binary front ends (arithmetic, comparisons, where) and their gradient rules.
 #include <cmath>
 
+#include "amp/autocast_hook.h"
 #include "core/broadcast.h"
 #include "core/tensor_factory.h"
 #include "ops/elementwise.h"
@@ -142,6 +143,10 @@ Tensor operator/(const Scalar& a, const Tensor& b) {
 
 // ---- pow ----
 Tensor pow(const Tensor& a, const Tensor& e) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::pow, a);
+    return pow(ac.cast(a), ac.cast(e));
+  }
   check_pow_dtypes(a.dtype(), result_type(a, e), nullptr);
   Tensor out = arith(BinaryOp::Pow, a, e);
   if (autograd::needs_grad({a, e})) {
@@ -159,6 +164,10 @@ Tensor pow(const Tensor& a, const Tensor& e) {
   return out;
 }
 Tensor pow(const Tensor& a, const Scalar& e) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::pow, a);
+    return pow(ac.cast(a), e);
+  }
   ScalarType dt = result_type(a, e);
   check_pow_dtypes(a.dtype(), dt, &e);
   Tensor out = unary_kernel_call(UnaryOp::PowScalar, a, dt, {e.toDouble()});
@@ -172,6 +181,10 @@ Tensor pow(const Tensor& a, const Scalar& e) {
   return out;
 }
 Tensor pow(const Scalar& a, const Tensor& e) {
+  if (amp::autocast_applies(e)) {
+    amp::AutocastScope ac(amp::AutocastOp::pow, e);
+    return pow(a, ac.cast(e));
+  }
   ScalarType dt = result_type(e, a);
   check_pow_dtypes(e.dtype(), dt, nullptr);
   Tensor out = unary_kernel_call(UnaryOp::RPowScalar, e, dt, {a.toDouble()});

@@ -2,6 +2,7 @@
 // through the backend's copy (which also casts to the promoted dtype).
 #include <vector>
 
+#include "amp/autocast_hook.h"
 #include "autograd/record.h"
 #include "core/backend.h"
 #include "core/tensor_factory.h"
@@ -36,6 +37,13 @@ bool any_needs_grad(TensorList tensors) {
 }  // namespace
 
 Tensor cat(TensorList tensors, int64_t dim) {
+  if (!tensors.empty() && amp::autocast_applies(tensors[0])) {
+    amp::AutocastScope ac(amp::AutocastOp::cat, tensors[0]);
+    for (const Tensor& t : tensors) ac.include(t);
+    std::vector<Tensor> cast;
+    for (const Tensor& t : tensors) cast.push_back(ac.cast(t));
+    return cat(cast, dim);
+  }
   EMBER_CHECK(!tensors.empty(), ValueError, "torch.cat(): expected a non-empty list of Tensors");
   const Tensor* ref = nullptr;  // the first tensor that takes part in the shape checks
   ScalarType dtype = tensors[0].dtype();
@@ -102,6 +110,13 @@ Tensor cat(TensorList tensors, int64_t dim) {
 }
 
 Tensor stack(TensorList tensors, int64_t dim) {
+  if (!tensors.empty() && amp::autocast_applies(tensors[0])) {
+    amp::AutocastScope ac(amp::AutocastOp::stack, tensors[0]);
+    for (const Tensor& t : tensors) ac.include(t);
+    std::vector<Tensor> cast;
+    for (const Tensor& t : tensors) cast.push_back(ac.cast(t));
+    return stack(cast, dim);
+  }
   EMBER_CHECK(!tensors.empty(), ValueError, "stack expects a non-empty TensorList");
   const Tensor& first = tensors[0];
   ScalarType dtype = first.dtype();

@@ -1,5 +1,6 @@
 // Matrix products: mm, bmm and addmm run the backend's batched GEMM and carry gradient rules;
 // matmul (every rank case of torch.matmul) and outer are built from them and from views.
+#include "amp/autocast_hook.h"
 #include "autograd/record.h"
 #include "core/backend.h"
 #include "core/broadcast.h"
@@ -38,6 +39,10 @@ bool wants_grad(const Tensor& t) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::mm, a);
+    return mm(ac.cast(a), ac.cast(b));
+  }
   EMBER_CHECK(a.dim() == 2, ValueError, "mm(): self must be a matrix, got a ", a.dim(),
               "-D tensor of shape ", a.sizes());
   EMBER_CHECK(b.dim() == 2, ValueError, "mm(): mat2 must be a matrix, got a ", b.dim(),
@@ -59,6 +64,10 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::bmm, a);
+    return bmm(ac.cast(a), ac.cast(b));
+  }
   EMBER_CHECK(a.dim() == 3, ValueError, "bmm(): batch1 must be a 3D tensor, got shape ", a.sizes());
   EMBER_CHECK(b.dim() == 3, ValueError, "bmm(): batch2 must be a 3D tensor, got shape ", b.sizes());
   check_operands(a, b, "bmm");
@@ -82,6 +91,10 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
              const Scalar& alpha) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::addmm, a);
+    return addmm(ac.cast(self), ac.cast(a), ac.cast(b), beta, alpha);
+  }
   EMBER_CHECK(a.dim() == 2, ValueError, "addmm(): mat1 must be a matrix, got a ", a.dim(),
               "-D tensor");
   EMBER_CHECK(b.dim() == 2, ValueError, "addmm(): mat2 must be a matrix, got a ", b.dim(),
@@ -138,6 +151,10 @@ Tensor outer(const Tensor& a, const Tensor& b) {
 // treated as a row (left) or column (right) vector that is removed from the result, and
 // higher ranks are batches whose leading dims broadcast.
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::matmul, a);
+    return matmul(ac.cast(a), ac.cast(b));
+  }
   const int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da >= 1 && db >= 1, ValueError,
               "both arguments to matmul need to be at least 1D, but they are ", da, "D and ", db,

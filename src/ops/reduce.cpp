@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "amp/autocast_hook.h"
 #include "autograd/record.h"
 #include "core/backend.h"
 #include "core/tensor_factory.h"
@@ -218,9 +219,17 @@ Tensor logical_reduce(const Tensor& a, bool is_all) {
 
 // ---- sum / mean / prod ----
 Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::sum, a);
+    return sum(a, ac.output_dtype(dtype, a));
+  }
   return sum_impl(a, {}, false, dtype, "SumBackward0");
 }
 Tensor sum(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::sum, a);
+    return sum(a, dims, keepdim, ac.output_dtype(dtype, a));
+  }
   return sum_impl(a, dims, keepdim, dtype, "SumBackward1");
 }
 Tensor mean(const Tensor& a, std::optional<ScalarType> dtype) {
@@ -231,6 +240,10 @@ Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<Scala
 }
 
 Tensor prod(const Tensor& a) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::prod, a);
+    return prod(ac.cast(a));
+  }
   ReducePlan p = plan_reduce(a, {}, false, "prod");
   const ScalarType rt = is_integral(a.dtype(), true) ? kLong : a.dtype();
   Tensor out = reduce_into(ReduceOp::Prod, a, p, rt);
@@ -285,6 +298,10 @@ Tensor std(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::logsumexp, a);
+    return logsumexp(ac.cast(a), dims, keepdim);
+  }
   const Tensor x = is_floating_point(a.dtype()) ? a : a.to(get_default_dtype());
   ReducePlan p = plan_reduce(x, dims, keepdim, "logsumexp");
   Tensor m;
@@ -381,6 +398,10 @@ Tensor Tensor::any() const {
 
 // Vector p-norm over all elements (Frobenius for p = 2).
 Tensor Tensor::norm(const Scalar& p) const {
+  if (amp::autocast_applies(*this)) {
+    amp::AutocastScope ac(amp::AutocastOp::norm, *this);
+    return ac.cast(*this).norm(p);
+  }
   EMBER_CHECK(ember::is_floating_point(dtype()), TypeError,
               "norm(): input dtype should be either floating point or complex. Got ",
               to_string(dtype()), " instead.");

@@ -2,6 +2,7 @@
 // the row maximum subtracted first so exp cannot overflow. The composite of primitives (amax,
 // sub, exp, sum, div) stays as the reference in the tests and as the gradient rule when a graph
 // of the backward is asked for (create_graph).
+#include "amp/autocast_hook.h"
 #include "autograd/record.h"
 #include "core/backend.h"
 #include "core/tensor_factory.h"
@@ -71,9 +72,17 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, std::optional<ScalarType> dtyp
 }  // namespace
 
 Tensor softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::softmax, a);
+    return softmax(a, dim, ac.output_dtype(dtype, a));
+  }
   return softmax_impl(a, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& a, int64_t dim, std::optional<ScalarType> dtype) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::log_softmax, a);
+    return log_softmax(a, dim, ac.output_dtype(dtype, a));
+  }
   return softmax_impl(a, dim, dtype, true);
 }
 Tensor Tensor::softmax(int64_t dim, std::optional<ScalarType> dtype) const {

@@ -1,6 +1,7 @@
 // Unary front ends and their gradient rules.
 #include <limits>
 
+#include "amp/autocast_hook.h"
 #include "core/tensor_factory.h"
 #include "ops/elementwise.h"
 #include "ops/promotion.h"
@@ -68,10 +69,18 @@ Tensor abs(const Tensor& a) {
                    [](const Tensor& x, const Tensor&) { return sign(x); });
 }
 Tensor exp(const Tensor& a) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::exp, a);
+    return exp(ac.cast(a));
+  }
   return with_grad("ExpBackward0", a, float_op(UnaryOp::Exp, a), false, true,
                    [](const Tensor&, const Tensor& y) { return y; });
 }
 Tensor log(const Tensor& a) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::log, a);
+    return log(ac.cast(a));
+  }
   return with_grad("LogBackward0", a, float_op(UnaryOp::Log, a), true, false,
                    [](const Tensor& x, const Tensor&) { return x.pow(-1); });
 }
@@ -80,6 +89,10 @@ Tensor sqrt(const Tensor& a) {
                    [](const Tensor&, const Tensor& y) { return 0.5 / y; });
 }
 Tensor rsqrt(const Tensor& a) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::rsqrt, a);
+    return rsqrt(ac.cast(a));
+  }
   return with_grad("RsqrtBackward0", a, float_op(UnaryOp::Rsqrt, a), false, true,
                    [](const Tensor&, const Tensor& y) { return -0.5 * y * y * y; });
 }
