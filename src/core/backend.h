@@ -2,6 +2,7 @@
 // A backend implements op families (not single ops) for one device type. Front ends in src/ops
 // have already checked devices and dtypes, promoted, broadcast (zero strides) and allocated `out`.
 #include <cstdint>
+#include <vector>
 
 #include "core/ops_list.h"
 #include "core/window2d.h"
@@ -72,6 +73,17 @@ class Backend {
   // grad_in [P, H, W] = zeros with grad_out [P, out_h, out_w] added at indices (max_pool2d's).
   virtual void max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out,
                                    const Tensor& indices, const Window2d& g) = 0;
+  // Mixed precision (amp::GradScaler). Every tensor of `grads` (dense, one floating dtype, this
+  // device) is multiplied in place by inv_scale[0] in one pass over all of them; found_inf[0]
+  // (float32) becomes 1 when any element was inf or NaN. PyTorch's
+  // _amp_foreach_non_finite_check_and_unscale_.
+  virtual void non_finite_check_and_unscale(const std::vector<Tensor>& grads,
+                                            const Tensor& found_inf, const Tensor& inv_scale) = 0;
+  // PyTorch's _amp_update_scale_ on scale[0] (float32) and growth_tracker[0] (int32): backoff
+  // after an overflow, growth after growth_interval clean steps, all on the device.
+  virtual void update_scale(const Tensor& scale, const Tensor& growth_tracker,
+                            const Tensor& found_inf, double growth_factor, double backoff_factor,
+                            int64_t growth_interval) = 0;
 };
 
 EMBER_API Backend& cpu_backend();

@@ -1,6 +1,6 @@
 #pragma once
 // The CPU backend: one file per op family (unary.cpp, binary.cpp, copy.cpp, reduce.cpp, blas.cpp,
-// random.cpp, index.cpp, window.cpp), each defining its members of CpuBackend.
+// random.cpp, index.cpp, window.cpp, amp.cpp), each defining its members of CpuBackend.
 #include "core/backend.h"
 
 namespace ember::cpu {
@@ -42,6 +42,10 @@ class CpuBackend final : public Backend {
                   const Window2d& g) override;
   void max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
                            const Window2d& g) override;
+  void non_finite_check_and_unscale(const std::vector<Tensor>& grads, const Tensor& found_inf,
+                                    const Tensor& inv_scale) override;
+  void update_scale(const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf,
+                    double growth_factor, double backoff_factor, int64_t growth_interval) override;
 };
 
 }  // namespace ember::cpu

@@ -37,6 +37,10 @@ class CudaBackend final : public Backend {
                   const Window2d& g) override;
   void max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices,
                            const Window2d& g) override;
+  void non_finite_check_and_unscale(const std::vector<Tensor>& grads, const Tensor& found_inf,
+                                    const Tensor& inv_scale) override;
+  void update_scale(const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf,
+                    double growth_factor, double backoff_factor, int64_t growth_interval) override;
 };
 
 // Same-device elementwise cast copy (any dtypes, any strides, src broadcast to dst); cast.cu.
