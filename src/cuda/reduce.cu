@@ -40,6 +40,22 @@ struct Reducer {
   static __device__ out_t store(acc v) { return reduce_store<out_t>(v); }
 };
 
+// Combines the block's per-thread values `v` by a shared-memory tree; every thread gets the
+// result. `sh` holds blockDim.x values.
+template <typename Op, typename acc>
+__device__ __forceinline__ acc block_combine(acc* sh, acc v) {
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      sh[threadIdx.x] = static_cast<acc>(Op()(sh[threadIdx.x], sh[threadIdx.x + s]));
+    __syncthreads();
+  }
+  const acc result = sh[0];
+  __syncthreads();  // sh may be written again right after
+  return result;
+}
+
 template <typename Op, typename in_t, typename acc, typename out_t>
 __global__ void __launch_bounds__(kThreads)
     reduce_block_kernel(ReduceLayout L, const in_t* in, out_t* out) {
@@ -53,14 +69,8 @@ __global__ void __launch_bounds__(kThreads)
     for (int64_t r = threadIdx.x; r < L.R; r += blockDim.x) {
       v = Rd::combine(v, Rd::load(in[ib + reduced_offset(L, r)]));
     }
-    sh[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-      if (threadIdx.x < s) sh[threadIdx.x] = Rd::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
-      __syncthreads();
-    }
-    if (threadIdx.x == 0) out[ob] = Rd::store(sh[0]);
-    __syncthreads();
+    v = block_combine<Op>(sh, v);
+    if (threadIdx.x == 0) out[ob] = Rd::store(v);
   }
 }
 
@@ -96,13 +106,8 @@ __global__ void __launch_bounds__(kThreads)
   for (int64_t r = c * chunk + threadIdx.x; r < end; r += blockDim.x) {
     v = Rd::combine(v, Rd::load(in[ib + reduced_offset(L, r)]));
   }
-  sh[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) sh[threadIdx.x] = Rd::combine(sh[threadIdx.x], sh[threadIdx.x + s]);
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partial[blockIdx.x] = sh[0];
+  v = block_combine<Op>(sh, v);
+  if (threadIdx.x == 0) partial[blockIdx.x] = v;
 }
 
 template <typename Op, typename acc, typename out_t>
@@ -117,13 +122,8 @@ __global__ void __launch_bounds__(kThreads)
   for (int64_t c = threadIdx.x; c < splits; c += blockDim.x) {
     v = static_cast<acc>(Op()(v, partial[k * splits + c]));
   }
-  sh[threadIdx.x] = v;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) sh[threadIdx.x] = static_cast<acc>(Op()(sh[threadIdx.x], sh[threadIdx.x + s]));
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) out[ob] = reduce_store<out_t>(sh[0]);
+  v = block_combine<Op>(sh, v);
+  if (threadIdx.x == 0) out[ob] = reduce_store<out_t>(v);
 }
 
 // Elements per block in a split reduction, and the most blocks one launch uses for it.
@@ -147,16 +147,16 @@ void reduce_kernel(const Tensor& out, const Tensor& in) {
   } else if (splits >= 2) {
     // Few outputs, long rows: split each row across blocks, then combine the partials.
     const int64_t chunk = (L.R + splits - 1) / splits;
-    Tensor partial = make_empty({L.K * splits * static_cast<int64_t>(sizeof(acc))}, kByte,
-                                out.device());
+    Tensor partial =
+        make_empty({L.K * splits * static_cast<int64_t>(sizeof(acc))}, kByte, out.device());
     auto* pp = static_cast<acc*>(partial.data_ptr());
     launch_kernel(EMBER_KERNEL(reduce_partial_kernel<Op, in_t, acc>),
                   {static_cast<unsigned>(L.K * splits), kThreads, 0, stream}, L, ip, pp, splits,
                   chunk);
     EMBER_CUDA_CHECK(cudaGetLastError());
     launch_kernel(EMBER_KERNEL(reduce_combine_kernel<Op, acc, out_t>),
-                  {static_cast<unsigned>(L.K), kThreads, 0, stream}, L,
-                  static_cast<const acc*>(pp), splits, op);
+                  {static_cast<unsigned>(L.K), kThreads, 0, stream}, L, static_cast<const acc*>(pp),
+                  splits, op);
   } else {
     const auto blocks = static_cast<unsigned>(std::min<int64_t>(L.K, 1 << 20));
     launch_kernel(EMBER_KERNEL(reduce_block_kernel<Op, in_t, acc, out_t>),

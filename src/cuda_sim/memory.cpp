@@ -350,12 +350,7 @@ cudaError_t cudaFree(void* p) {
   if (!d) return fail(cudaErrorInvalidValue);
   if (cudaError_t e = sticky_error(d->index)) return fail(e);
   // cudaFree waits for the device, so work queued before it has finished with the memory.
-  std::vector<Stream*> streams;
-  {
-    std::lock_guard<std::mutex> lock(d->m);
-    streams = d->streams;
-  }
-  for (Stream* s : streams) s->drain();
+  drain_device(*d);
   std::lock_guard<std::mutex> lock(d->m);
   auto it = d->live.find(a);
   if (it == d->live.end()) return fail(cudaErrorInvalidValue);

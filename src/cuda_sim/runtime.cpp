@@ -95,6 +95,15 @@ cudaError_t fail(cudaError_t err) {
   return err;
 }
 
+void drain_device(Device& d) {
+  std::vector<Stream*> streams;
+  {
+    std::lock_guard<std::mutex> lock(d.m);
+    streams = d.streams;
+  }
+  for (Stream* s : streams) s->drain();
+}
+
 double now_ms() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
@@ -237,12 +246,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int index) {
 cudaError_t cudaDeviceSynchronize() {
   Device* d = device(current_device_index());
   if (!d) return fail(cudaErrorNoDevice);
-  std::vector<Stream*> streams;
-  {
-    std::lock_guard<std::mutex> lock(d->m);
-    streams = d->streams;
-  }
-  for (Stream* s : streams) s->drain();
+  drain_device(*d);
   if (cudaError_t e = sticky_error(d->index)) return fail(e);
   return cudaSuccess;
 }
@@ -252,12 +256,7 @@ cudaError_t cudaDeviceReset() {
   // allocator still owns it), unlike a real reset.
   Device* d = device(current_device_index());
   if (!d) return fail(cudaErrorNoDevice);
-  std::vector<Stream*> streams;
-  {
-    std::lock_guard<std::mutex> lock(d->m);
-    streams = d->streams;
-  }
-  for (Stream* s : streams) s->drain();
+  drain_device(*d);
   std::lock_guard<std::mutex> lock(d->m);
   d->sticky = cudaSuccess;
   d->sticky_message.clear();

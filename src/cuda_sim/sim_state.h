@@ -110,6 +110,8 @@ cudaError_t fail(cudaError_t err);
 // nullptr -> the current device's legacy stream; checks the handle (nullptr when invalid).
 Stream* resolve_stream(cudaStream_t s);
 double now_ms();
+// Waits for every stream of `d` (cudaDeviceSynchronize, cudaFree).
+void drain_device(Device& d);
 
 // ---- memory (memory.cpp) ----
 void init_memory(Device& d);
