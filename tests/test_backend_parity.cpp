@@ -483,6 +483,69 @@ const std::vector<OpRow>& rows() {
        1e-2,
        1e-2},
 
+      // ---- nn: layers, normalisation, losses ----
+      {"linear",
+       {F({3, 4}), F({5, 4}), F({5})},
+       OP(ember::linear(a, b, c)),
+       "F.linear(a, b, c)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"linear_3d_no_bias",
+       {F({2, 3, 4}), F({5, 4})},
+       OP(ember::linear(a, b)),
+       "F.linear(a, b)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"layer_norm",
+       {F({3, 4}), F({4}), F({4})},
+       OP(ember::layer_norm(a, {4}, b, c)),
+       "F.layer_norm(a, [4], b, c)",
+       true,
+       1e-4,
+       1e-5},
+      {"batch_norm_train",
+       {F({4, 3, 2}), F({3}), F({3})},
+       OP(ember::batch_norm(a, b, c, {}, {}, true, 0.1, 1e-5)),
+       "F.batch_norm(a, None, None, b, c, training=True)",
+       true,
+       1e-4,
+       1e-5},
+      {"batch_norm_eval",
+       {F({4, 3}), F({3}), F({3}, kPos)},
+       OP(ember::batch_norm(a, {}, {}, b, c, false, 0.1, 1e-5)),
+       "F.batch_norm(a, b, c, training=False)",
+       true},
+      {"adaptive_avg_pool2d",
+       {F({2, 3, 5, 7})},
+       OP(ember::adaptive_avg_pool2d(a, {2, 3})),
+       "F.adaptive_avg_pool2d(a, (2, 3))",
+       true},
+      {"embedding",
+       {Idx({5}, 4), F({4, 3})},
+       OP(ember::embedding(b, a)),
+       "F.embedding(a, b)",
+       true},
+      {"cross_entropy",
+       {F({4, 5}), Idx({4}, 5)},
+       OP(ember::cross_entropy_loss(a, b)),
+       "F.cross_entropy(a, b)",
+       true},
+      {"cross_entropy_probs_smoothing",
+       {F({4, 5}), F({4, 5}, kPos)},
+       OP(ember::cross_entropy_loss(a, b, {}, Reduction::Mean, -100, 0.1)),
+       "F.cross_entropy(a, b, label_smoothing=0.1)",
+       true},
+      {"nll_loss", {F({4, 5}), Idx({4}, 5)}, OP(ember::nll_loss(a, b)), "F.nll_loss(a, b)", true},
+      {"mse_loss", {F({3, 4}), F({3, 4})}, OP(ember::mse_loss(a, b)), "F.mse_loss(a, b)", true},
+      {"l1_loss", {F({3, 4}), F({3, 4})}, OP(ember::l1_loss(a, b)), "F.l1_loss(a, b)", true},
+      {"bce_with_logits",
+       {F({3, 4}), F({3, 4})},
+       OP(ember::binary_cross_entropy_with_logits(a, ember::sigmoid(b))),
+       "F.binary_cross_entropy_with_logits(a, torch.sigmoid(b))",
+       true},
+
       // ---- copies and casts ----
       {"contiguous", {F({3, 4})}, OP(a.contiguous()), "a.contiguous()", true},
       {"clone", {F({3, 4})}, OP(a.clone()), "a.clone()", true},
@@ -608,6 +671,104 @@ TEST_P(BackendParity, Cuda) {
 INSTANTIATE_TEST_SUITE_P(Ops, BackendParity, ::testing::ValuesIn(rows()),
                          [](const ::testing::TestParamInfo<OpRow>& info) {
                            return std::string(info.param.name);
+                         });
+
+// ---- 16-bit floats: every row again with its float32 inputs in float16 and in bfloat16 ----
+// On every device the row must give, for the same values, what it gives in float32 rounded to
+// the 16-bit dtype (within a few ulps: composite ops round their intermediates), in that dtype;
+// and its gradients must be those of float32 (within the roundings of a 16-bit backward).
+
+struct Row16 {
+  const OpRow* row;
+  ScalarType dtype;
+};
+
+std::vector<Row16> rows_16bit() {
+  std::vector<Row16> out;
+  for (const OpRow& row : rows()) {
+    bool has_float32 = false;
+    for (const InputSpec& in : row.inputs) has_float32 = has_float32 || in.dtype == kFloat;
+    if (!has_float32) continue;
+    for (ScalarType dt : {kHalf, kBFloat16}) out.push_back({&row, dt});
+  }
+  return out;
+}
+
+std::vector<Tensor> with_float32_as(const std::vector<Tensor>& xs, ScalarType dt) {
+  std::vector<Tensor> out;
+  for (const Tensor& x : xs) out.push_back(x.dtype() == kFloat ? x.to(dt) : x);
+  return out;
+}
+
+// A few ulps of the 16-bit dtype, relative, and the same absolute near zero.
+double tolerance_16bit(ScalarType dt, bool backward) {
+  const double ulp = dt == kHalf ? 1.0 / 1024 : 1.0 / 128;
+  return (backward ? 8 : 4) * ulp;
+}
+
+class BackendParity16 : public ::testing::TestWithParam<Row16> {};
+
+TEST_P(BackendParity16, MatchesFloat32OnEveryDevice) {
+  const OpRow& row = *GetParam().row;
+  const ScalarType dt = GetParam().dtype;
+  const std::vector<Tensor> inputs16 = with_float32_as(make_inputs(row), dt);
+  const std::vector<Tensor> inputs32 = with_float32_as(inputs16, kFloat);  // the rounded values
+  const Tensor reference = row.fn(inputs32);
+  // Ops that keep their input's dtype give the 16-bit dtype; others (to_double, argmax, eq,
+  // sum with a dtype) what they give from float32.
+  const ScalarType expected_dtype = reference.dtype() == kFloat ? dt : reference.dtype();
+  const Tensor expected = reference.to(expected_dtype);
+  const double tol = tolerance_16bit(dt, false);
+  for (const Device& device : test_devices()) {
+    for (bool contiguous : {true, false}) {
+      const std::string ctx = detail::str_cat(row.name, " in ", to_string(dt), " on ", device,
+                                              contiguous ? "" : " (non-contiguous)");
+      Tensor out;
+      try {
+        out = row.fn(to_device(inputs16, device, contiguous));
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << ctx << " threw: " << e.what();
+        continue;
+      }
+      EXPECT_EQ(out.device(), device) << ctx;
+      ASSERT_EQ(out.dtype(), expected_dtype) << ctx;
+      expect_close(out.cpu(), expected, tol, tol, ctx + " vs float32");
+    }
+    if (!row.grad) continue;
+    // Gradients of sum(f(x) * v) in the 16-bit dtype against float32's.
+    auto grads = [&](const std::vector<Tensor>& xs, Device on) {
+      std::vector<Tensor> leaves;
+      for (const Tensor& x : xs) {
+        Tensor t = x.to(on, false, /*copy=*/true);
+        leaves.push_back(t.is_floating_point() ? t.requires_grad_() : t);
+      }
+      Tensor y = row.fn(leaves);
+      manual_seed(seed_for(std::string(row.name) + "/v"));
+      Tensor v = randn(y.sizes()).to(dt).to(on, y.dtype());
+      (y * v).sum().backward();
+      std::vector<Tensor> g;
+      for (const Tensor& l : leaves) {
+        if (l.is_floating_point()) g.push_back(l.grad().defined() ? l.grad().cpu() : Tensor());
+      }
+      return g;
+    };
+    const std::vector<Tensor> g16 = grads(inputs16, device), g32 = grads(inputs32, Device(kCPU));
+    const double gtol = tolerance_16bit(dt, true);
+    for (size_t i = 0; i < g16.size(); ++i) {
+      const std::string ctx =
+          detail::str_cat(row.name, " in ", to_string(dt), " on ", device, " gradient ", i);
+      ASSERT_EQ(g16[i].defined(), g32[i].defined()) << ctx;
+      if (!g16[i].defined()) continue;
+      EXPECT_EQ(g16[i].dtype(), dt) << ctx;
+      expect_close(g16[i], g32[i].to(dt), gtol, gtol, ctx + " vs float32");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, BackendParity16, ::testing::ValuesIn(rows_16bit()),
+                         [](const ::testing::TestParamInfo<Row16>& info) {
+                           return std::string(info.param.row->name) +
+                                  (info.param.dtype == kHalf ? "_float16" : "_bfloat16");
                          });
 
 TEST(BackendParityTable, RowNamesAreUniqueAndInputsValid) {
