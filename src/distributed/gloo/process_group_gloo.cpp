@@ -1,0 +1,531 @@
+// ProcessGroupGloo: Gloo's collectives over its TCP transport. Collectives run in issue order on
+// one worker thread per group (the caller goes on, e.g. with backward); send/recv go straight to
+// Gloo's unbound buffers and complete in Work::wait, as in PyTorch's Gloo backend.
+#include "ember/distributed/process_group_gloo.h"
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/common/error.h>
+#include <gloo/reduce_scatter.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+#include <gloo/transport/unbound_buffer.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+
+#include "distributed/failure_report.h"
+#include "distributed/gloo/gloo_store_adapter.h"
+#include "distributed/reduce_functions.h"
+#include "distributed/tensor_checks.h"
+#include "distributed/work_queue.h"
+#include "ember/ops.h"
+
+namespace ember::distributed {
+namespace {
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls f(TypeTag<T>{}) for the C++ type of `dtype`.
+template <typename F>
+void dispatch_dtype(ScalarType dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case kFloat:
+      return f(TypeTag<float>{});
+    case kDouble:
+      return f(TypeTag<double>{});
+    case kHalf:
+      return f(TypeTag<Half>{});
+    case kBFloat16:
+      return f(TypeTag<BFloat16>{});
+    case kLong:
+      return f(TypeTag<int64_t>{});
+    case kInt:
+      return f(TypeTag<int32_t>{});
+    case kShort:
+      return f(TypeTag<int16_t>{});
+    case kChar:
+      return f(TypeTag<int8_t>{});
+    case kByte:
+      return f(TypeTag<uint8_t>{});
+    case kBool:
+      return f(TypeTag<bool>{});
+    default:
+      break;
+  }
+  throw TypeError(
+      detail::str_cat(op, ": the Gloo backend does not support dtype ", to_string(dtype)));
+}
+
+template <typename T>
+gloo::AllreduceOptions::Func combine3_for(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::SUM:
+    case ReduceOp::AVG:
+      return &reduce::combine3<T, ReduceOp::SUM>;
+    case ReduceOp::PRODUCT:
+      return &reduce::combine3<T, ReduceOp::PRODUCT>;
+    case ReduceOp::MIN:
+      return &reduce::combine3<T, ReduceOp::MIN>;
+    case ReduceOp::MAX:
+      return &reduce::combine3<T, ReduceOp::MAX>;
+  }
+  return nullptr;
+}
+
+template <typename T>
+const gloo::ReductionFunction<T>* reduction_for(ReduceOp op) {
+  static const gloo::ReductionFunction<T> sum(gloo::SUM, &reduce::combine2<T, ReduceOp::SUM>);
+  static const gloo::ReductionFunction<T> prod(gloo::PRODUCT,
+                                               &reduce::combine2<T, ReduceOp::PRODUCT>);
+  static const gloo::ReductionFunction<T> min(gloo::MIN, &reduce::combine2<T, ReduceOp::MIN>);
+  static const gloo::ReductionFunction<T> max(gloo::MAX, &reduce::combine2<T, ReduceOp::MAX>);
+  switch (op) {
+    case ReduceOp::PRODUCT:
+      return &prod;
+    case ReduceOp::MIN:
+      return &min;
+    case ReduceOp::MAX:
+      return &max;
+    default:
+      return &sum;
+  }
+}
+
+// A CUDA tensor's host copy (Gloo reads and writes host memory); CPU tensors are used as they are.
+struct Staged {
+  Tensor user;
+  Tensor host;
+  explicit Staged(const Tensor& t) : user(t), host(t.is_cuda() ? t.to(kCPU) : t) {}
+  void write_back() {
+    if (!user.is_same(host)) user.copy_(host);
+  }
+};
+
+bool is_timeout_message(const std::string& m) {
+  return m.find("Timed out") != std::string::npos || m.find("timed out") != std::string::npos;
+}
+
+// The Work of a send or recv: Gloo moves the bytes in its own threads; wait() waits for them.
+class UnboundBufferWork : public Work {
+ public:
+  using Complete = std::function<void(int source_rank)>;
+  using Explain = std::function<std::string(const std::string& gloo_message, bool timed_out,
+                                            std::chrono::milliseconds timeout)>;
+  UnboundBufferWork(std::string op, std::unique_ptr<gloo::transport::UnboundBuffer> buffer,
+                    bool is_send, std::chrono::milliseconds timeout, Complete on_complete,
+                    Explain explain)
+      : Work(std::move(op)),
+        buffer_(std::move(buffer)),
+        is_send_(is_send),
+        timeout_(timeout),
+        on_complete_(std::move(on_complete)),
+        explain_(std::move(explain)) {}
+
+  bool wait(std::chrono::milliseconds timeout) override {
+    std::lock_guard<std::mutex> waiting(wait_mutex_);
+    if (!is_completed()) {
+      int source = -1;
+      auto t = timeout.count() > 0 ? timeout : timeout_;
+      try {
+        if (is_send_) {
+          buffer_->waitSend(t);
+        } else {
+          buffer_->waitRecv(&source, t);
+        }
+        on_complete_(source);
+        finish(nullptr, source);
+      } catch (const gloo::Exception& e) {
+        std::string m = e.what();
+        finish(std::make_exception_ptr(DistBackendError(explain_(m, is_timeout_message(m), t))));
+      } catch (...) {
+        finish(std::current_exception());
+      }
+    }
+    return Work::wait(std::chrono::milliseconds::zero());
+  }
+
+ private:
+  std::mutex wait_mutex_;
+  std::unique_ptr<gloo::transport::UnboundBuffer> buffer_;
+  bool is_send_;
+  std::chrono::milliseconds timeout_;
+  Complete on_complete_;
+  Explain explain_;
+};
+
+}  // namespace
+
+struct ProcessGroupGloo::Impl {
+  std::shared_ptr<Store> store;
+  int rank = 0;
+  int size = 1;
+  Options options;
+  std::shared_ptr<gloo::transport::Device> device;
+  std::shared_ptr<gloo::rendezvous::Context> context;
+  std::mutex issue_mutex;
+  uint32_t next_tag = 0;
+  std::mutex broken_mutex;
+  std::string broken_reason;  // set once a collective failed: the mesh is unusable after that
+  std::unique_ptr<WorkQueue> queue;
+
+  UnboundBufferWork::Explain explainer(const char* op) {
+    return [this, op](const std::string& m, bool timed_out, std::chrono::milliseconds t) {
+      return describe_collective_failure("Gloo", op, rank, size, m, timed_out, t, store.get());
+    };
+  }
+
+  std::chrono::milliseconds timeout_of(std::chrono::milliseconds t) const {
+    return t.count() > 0 ? t : options.timeout;
+  }
+
+  // Queues `body(tag)` and returns its Work. Backend errors become DistBackendError naming the
+  // cause; the group then refuses further work with the same explanation.
+  std::shared_ptr<Work> enqueue(const char* op, std::vector<Tensor> result,
+                                std::chrono::milliseconds timeout,
+                                std::function<void(uint32_t)> body) {
+    auto work = std::make_shared<Work>(op);
+    work->set_result(std::move(result));
+    uint32_t tag;
+    {
+      std::lock_guard<std::mutex> lock(issue_mutex);
+      tag = next_tag++;
+    }
+    queue->push([this, work, op, timeout, tag, body = std::move(body)] {
+      try {
+        {
+          std::lock_guard<std::mutex> lock(broken_mutex);
+          if (!broken_reason.empty()) {
+            throw DistBackendError(detail::str_cat(
+                op, ": the process group is unusable after an earlier failure: ", broken_reason));
+          }
+        }
+        body(tag);
+        work->finish();
+      } catch (const gloo::Exception& e) {
+        std::string msg = describe_collective_failure(
+            "Gloo", op, rank, size, e.what(), is_timeout_message(e.what()), timeout, store.get());
+        {
+          std::lock_guard<std::mutex> lock(broken_mutex);
+          if (broken_reason.empty()) broken_reason = msg;
+        }
+        work->finish(std::make_exception_ptr(DistBackendError(msg)));
+      } catch (...) {
+        work->finish(std::current_exception());
+      }
+    });
+    return work;
+  }
+};
+
+bool is_gloo_available() {
+  return true;
+}
+
+ProcessGroupGloo::ProcessGroupGloo(const std::shared_ptr<Store>& store, int rank, int size,
+                                   Options options)
+    : ProcessGroup(rank, size), impl_(std::make_unique<Impl>()) {
+  EMBER_CHECK(store != nullptr, ValueError, "ProcessGroupGloo: the store is null");
+  EMBER_CHECK(size >= 1 && rank >= 0 && rank < size, ValueError, "ProcessGroupGloo: rank ", rank,
+              " is out of range for world size ", size);
+  impl_->store = store;
+  impl_->rank = rank;
+  impl_->size = size;
+  impl_->options = options;
+  gloo::transport::tcp::attr attr;
+  const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
+  if (ifname && *ifname) {
+    std::string first(ifname);
+    attr.iface = first.substr(0, first.find(','));
+  } else {
+    attr.hostname = options.hostname.empty() ? "127.0.0.1" : options.hostname;
+  }
+  try {
+    impl_->device = gloo::transport::tcp::CreateDevice(attr);
+  } catch (const std::exception& e) {
+    throw DistNetworkError(detail::str_cat(
+        "Gloo cannot listen on ",
+        attr.iface.empty() ? "address '" + attr.hostname + "'" : "interface '" + attr.iface + "'",
+        " on rank ", rank, ": ", e.what()));
+  }
+  impl_->context = std::make_shared<gloo::rendezvous::Context>(rank, size);
+  impl_->context->setTimeout(options.timeout);
+  GlooStoreAdapter adapter(store);
+  try {
+    impl_->context->connectFullMesh(adapter, impl_->device);
+  } catch (const DistError& e) {
+    throw DistStoreError(detail::str_cat("Gloo rendezvous on rank ", rank, " of ", size,
+                                         " failed (are all ranks running?): ", e.what()));
+  } catch (const std::exception& e) {
+    throw DistNetworkError(detail::str_cat("Gloo could not connect rank ", rank, " of ", size,
+                                           " to its peers: ", e.what()));
+  }
+  impl_->queue = std::make_unique<WorkQueue>();
+}
+
+ProcessGroupGloo::~ProcessGroupGloo() {
+  shutdown();
+}
+
+void ProcessGroupGloo::shutdown() {
+  if (impl_->queue) impl_->queue->stop();
+  impl_->queue.reset();
+  impl_->context.reset();
+  impl_->device.reset();
+}
+
+std::chrono::milliseconds ProcessGroupGloo::getTimeout() const {
+  return impl_->options.timeout;
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::allreduce(std::vector<Tensor>& tensors,
+                                                  const AllreduceOptions& opts) {
+  const char* op = "all_reduce";
+  Tensor t = single_tensor(tensors, op);
+  check_collective_tensor(t, op);
+  check_reduce_dtype(t, opts.reduceOp, op);
+  dispatch_dtype(t.dtype(), op, [](auto) {});
+  auto timeout = impl_->timeout_of(opts.timeout);
+  auto staged = std::make_shared<Staged>(t);
+  Impl* impl = impl_.get();
+  return impl_->enqueue(op, {t}, timeout, [impl, staged, opts, timeout](uint32_t tag) {
+    Tensor& h = staged->host;
+    if (h.numel() == 0) return;
+    gloo::AllreduceOptions o(impl->context);
+    dispatch_dtype(h.dtype(), "all_reduce", [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      o.setOutput<T>(static_cast<T*>(h.data_ptr()), static_cast<size_t>(h.numel()));
+      o.setReduceFunction(combine3_for<T>(opts.reduceOp));
+    });
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    gloo::allreduce(o);
+    if (opts.reduceOp == ReduceOp::AVG) h.div_(impl->size);
+    staged->write_back();
+  });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::broadcast(std::vector<Tensor>& tensors,
+                                                  const BroadcastOptions& opts) {
+  const char* op = "broadcast";
+  Tensor t = single_tensor(tensors, op);
+  check_collective_tensor(t, op);
+  EMBER_CHECK(opts.rootRank >= 0 && opts.rootRank < getSize(), ValueError, op, ": source rank ",
+              opts.rootRank, " is out of range for a group of size ", getSize());
+  dispatch_dtype(t.dtype(), op, [](auto) {});
+  auto timeout = impl_->timeout_of(opts.timeout);
+  auto staged = std::make_shared<Staged>(t);
+  Impl* impl = impl_.get();
+  return impl_->enqueue(op, {t}, timeout, [impl, staged, opts, timeout](uint32_t tag) {
+    Tensor& h = staged->host;
+    if (h.numel() == 0) return;
+    gloo::BroadcastOptions o(impl->context);
+    dispatch_dtype(h.dtype(), "broadcast", [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      o.setOutput<T>(static_cast<T*>(h.data_ptr()), static_cast<size_t>(h.numel()));
+    });
+    o.setRoot(static_cast<int>(opts.rootRank));
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    gloo::broadcast(o);
+    if (impl->rank != opts.rootRank) staged->write_back();
+  });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::_allgather_base(Tensor& output, Tensor& input,
+                                                        const AllgatherOptions& opts) {
+  const char* op = "all_gather_into_tensor";
+  check_collective_tensor(input, op, "input");
+  check_collective_tensor(output, op, "output");
+  EMBER_CHECK(output.dtype() == input.dtype() && output.numel() == input.numel() * getSize(),
+              ValueError, op, ": the output must hold world_size (", getSize(),
+              ") times the input's elements of its dtype (", to_string(input.dtype()), " ",
+              input.sizes(), "), got ", to_string(output.dtype()), " ", output.sizes());
+  dispatch_dtype(input.dtype(), op, [](auto) {});
+  auto timeout = impl_->timeout_of(opts.timeout);
+  auto in = std::make_shared<Staged>(input);
+  auto out = std::make_shared<Staged>(output);
+  Impl* impl = impl_.get();
+  return impl_->enqueue(op, {output}, timeout, [impl, in, out, timeout](uint32_t tag) {
+    if (in->host.numel() == 0) return;
+    gloo::AllgatherOptions o(impl->context);
+    dispatch_dtype(in->host.dtype(), "all_gather", [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      o.setInput<T>(static_cast<T*>(in->host.data_ptr()), static_cast<size_t>(in->host.numel()));
+      o.setOutput<T>(static_cast<T*>(out->host.data_ptr()), static_cast<size_t>(out->host.numel()));
+    });
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    gloo::allgather(o);
+    out->write_back();
+  });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::allgather(std::vector<std::vector<Tensor>>& outputs,
+                                                  std::vector<Tensor>& inputs,
+                                                  const AllgatherOptions& opts) {
+  const char* op = "all_gather";
+  Tensor input = single_tensor(inputs, op);
+  check_collective_tensor(input, op, "input");
+  EMBER_CHECK(outputs.size() == 1 && outputs[0].size() == static_cast<size_t>(getSize()),
+              ValueError, op, ": expected one output list of world_size (", getSize(),
+              ") tensors, got ", outputs.size() == 1 ? outputs[0].size() : outputs.size(),
+              " tensors");
+  for (auto& o : outputs[0]) check_same_layout(o, input, op, "output tensor");
+  // Gather into one flat host buffer, then copy each rank's block out.
+  Tensor flat = empty({getSize() * input.numel()}, TensorOptions().dtype(input.dtype()));
+  auto work = _allgather_base(flat, input, opts);
+  std::vector<Tensor> outs = outputs[0];
+  auto result = std::make_shared<Work>(op);
+  result->set_result(outs);
+  impl_->queue->push([work, result, flat, outs, n = input.numel()] {
+    try {
+      work->wait();
+      for (size_t r = 0; r < outs.size(); ++r) {
+        Tensor block = flat.slice(0, static_cast<int64_t>(r) * n, static_cast<int64_t>(r + 1) * n);
+        Tensor dst = outs[r];
+        dst.copy_(block.view(dst.sizes()));
+      }
+      result->finish();
+    } catch (...) {
+      result->finish(std::current_exception());
+    }
+  });
+  return result;
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::_reduce_scatter_base(Tensor& output, Tensor& input,
+                                                             const ReduceScatterOptions& opts) {
+  const char* op = "reduce_scatter_tensor";
+  check_collective_tensor(input, op, "input");
+  check_collective_tensor(output, op, "output");
+  EMBER_CHECK(output.dtype() == input.dtype() && input.numel() == output.numel() * getSize(),
+              ValueError, op, ": the input must hold world_size (", getSize(),
+              ") times the output's elements of its dtype (output ", to_string(output.dtype()), " ",
+              output.sizes(), "), got ", to_string(input.dtype()), " ", input.sizes());
+  EMBER_CHECK(input.numel() < (int64_t{1} << 31), ValueError, op,
+              ": the Gloo backend reduces at most 2^31-1 elements per call, got ", input.numel());
+  check_reduce_dtype(input, opts.reduceOp, op);
+  dispatch_dtype(input.dtype(), op, [](auto) {});
+  auto timeout = impl_->timeout_of(opts.timeout);
+  // The algorithm works in place: reduce a private copy of the input. Bools travel as bytes
+  // (or = max, and = min).
+  ReduceOp reduce_op = opts.reduceOp;
+  ScalarType work_dtype = input.dtype();
+  if (work_dtype == kBool) {
+    work_dtype = kByte;
+    reduce_op =
+        (reduce_op == ReduceOp::SUM || reduce_op == ReduceOp::MAX) ? ReduceOp::MAX : ReduceOp::MIN;
+  }
+  auto buffer =
+      std::make_shared<Tensor>(input.to(kCPU, work_dtype, /*non_blocking=*/false, /*copy=*/true));
+  auto out = std::make_shared<Staged>(output);
+  Impl* impl = impl_.get();
+  return impl_->enqueue(op, {output}, timeout, [impl, buffer, out, opts, reduce_op](uint32_t) {
+    const int64_t n = out->host.numel();
+    if (n == 0) return;
+    dispatch_dtype(buffer->dtype(), "reduce_scatter", [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      if constexpr (std::is_same_v<T, bool>) {
+        throw Error("reduce_scatter: bool tensors are reduced as bytes");  // not reached
+      } else {
+        T* p = static_cast<T*>(buffer->data_ptr());
+        std::vector<int> counts(static_cast<size_t>(impl->size), static_cast<int>(n));
+        gloo::ReduceScatterHalvingDoubling<T> algorithm(impl->context, {p},
+                                                        static_cast<int>(buffer->numel()), counts,
+                                                        reduction_for<T>(reduce_op));
+        algorithm.run();
+      }
+    });
+    // This rank's block now sits at the start of the buffer.
+    out->host.copy_(buffer->slice(0, 0, n).view(out->host.sizes()));
+    if (opts.reduceOp == ReduceOp::AVG) out->host.div_(impl->size);
+    out->write_back();
+  });
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(std::vector<Tensor>& outputs,
+                                                       std::vector<std::vector<Tensor>>& inputs,
+                                                       const ReduceScatterOptions& opts) {
+  const char* op = "reduce_scatter";
+  Tensor output = single_tensor(outputs, op);
+  check_collective_tensor(output, op, "output");
+  EMBER_CHECK(inputs.size() == 1 && inputs[0].size() == static_cast<size_t>(getSize()), ValueError,
+              op, ": expected one input list of world_size (", getSize(), ") tensors, got ",
+              inputs.size() == 1 ? inputs[0].size() : inputs.size(), " tensors");
+  for (auto& in : inputs[0]) check_same_layout(in, output, op, "input tensor");
+  std::vector<Tensor> flat_parts;
+  for (auto& in : inputs[0]) flat_parts.push_back(in.reshape({-1}));
+  Tensor flat = cat(flat_parts, 0);
+  return _reduce_scatter_base(output, flat, opts);
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::send(std::vector<Tensor>& tensors, int dstRank, int tag) {
+  const char* op = "send";
+  Tensor t = single_tensor(tensors, op);
+  check_collective_tensor(t, op);
+  check_peer_rank(dstRank, getRank(), getSize(), op, "destination");
+  EMBER_CHECK(tag >= 0, ValueError, op, ": the tag must be non-negative, got ", tag);
+  Tensor host = t.is_cuda() ? t.to(kCPU) : t;
+  auto buffer = impl_->context->createUnboundBuffer(host.data_ptr(), host.nbytes());
+  buffer->send(dstRank, static_cast<uint64_t>(tag));
+  auto work = std::make_shared<UnboundBufferWork>(
+      op, std::move(buffer), true, impl_->options.timeout, [host](int) { (void)host; },
+      impl_->explainer(op));
+  work->set_result({t});
+  return work;
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::recv(std::vector<Tensor>& tensors, int srcRank, int tag) {
+  const char* op = "recv";
+  Tensor t = single_tensor(tensors, op);
+  check_collective_tensor(t, op);
+  check_peer_rank(srcRank, getRank(), getSize(), op, "source");
+  EMBER_CHECK(tag >= 0, ValueError, op, ": the tag must be non-negative, got ", tag);
+  auto staged = std::make_shared<Staged>(t);
+  auto buffer = impl_->context->createUnboundBuffer(staged->host.data_ptr(), staged->host.nbytes());
+  buffer->recv(srcRank, static_cast<uint64_t>(tag));
+  auto work = std::make_shared<UnboundBufferWork>(
+      op, std::move(buffer), false, impl_->options.timeout, [staged](int) { staged->write_back(); },
+      impl_->explainer(op));
+  work->set_result({t});
+  return work;
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::recvAnysource(std::vector<Tensor>& tensors, int tag) {
+  const char* op = "recv";
+  Tensor t = single_tensor(tensors, op);
+  check_collective_tensor(t, op);
+  EMBER_CHECK(getSize() > 1, ValueError, op, ": there is no other rank to receive from");
+  std::vector<int> sources;
+  for (int r = 0; r < getSize(); ++r) {
+    if (r != getRank()) sources.push_back(r);
+  }
+  auto staged = std::make_shared<Staged>(t);
+  auto buffer = impl_->context->createUnboundBuffer(staged->host.data_ptr(), staged->host.nbytes());
+  buffer->recv(sources, static_cast<uint64_t>(tag));
+  auto work = std::make_shared<UnboundBufferWork>(
+      op, std::move(buffer), false, impl_->options.timeout, [staged](int) { staged->write_back(); },
+      impl_->explainer(op));
+  work->set_result({t});
+  return work;
+}
+
+std::shared_ptr<Work> ProcessGroupGloo::barrier(const BarrierOptions& opts) {
+  auto timeout = impl_->timeout_of(opts.timeout);
+  Impl* impl = impl_.get();
+  return impl_->enqueue("barrier", {}, timeout, [impl, timeout](uint32_t tag) {
+    gloo::BarrierOptions o(impl->context);
+    o.setTag(tag);
+    o.setTimeout(timeout);
+    gloo::barrier(o);
+  });
+}
+
+}  // namespace ember::distributed

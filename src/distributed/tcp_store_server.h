@@ -1,0 +1,70 @@
+#pragma once
+// The TCPStore server: one thread on the master rank serving every client with poll(). Requests
+// that must wait (get, wait) are parked until their keys appear or their own timeout passes, so
+// a connection always gets exactly one reply per request.
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "distributed/socket.h"
+#include "ember/distributed/tcp_store.h"
+
+namespace ember::distributed {
+
+class TCPStore::Server {
+ public:
+  explicit Server(uint16_t port);
+  // Stops the thread once every registered rank has left (bounded by `drain_timeout`, so that
+  // ranks still making their last store calls when the master finishes first are served).
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  uint16_t port() const { return port_; }
+  void set_drain_timeout(std::chrono::milliseconds t) { drain_timeout_ = t; }
+
+ private:
+  struct Connection {
+    net::Socket socket;
+    std::string in;
+    std::string out;
+    int rank = -1;  // registered rank, -1 when none
+    bool closing = false;
+  };
+  struct Waiter {
+    int connection;
+    std::vector<std::string> keys;
+    net::Clock::time_point deadline;
+    bool reply_value;  // get: reply with the value of keys[0]; wait: reply ok
+  };
+
+  void run();
+  void accept_connections();
+  bool read_from(int id, Connection& c);
+  void handle(int id, Connection& c, const char* body, size_t n);
+  void write_pending(Connection& c);
+  void wake_waiters();
+  void expire_waiters(net::Clock::time_point now);
+  void drop(int id);
+  bool has_all(const std::vector<std::string>& keys) const;
+
+  net::Socket listener_;
+  uint16_t port_ = 0;
+  int wake_fd_[2] = {-1, -1};
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::chrono::milliseconds drain_timeout_{std::chrono::seconds(30)};
+
+  // Owned by the server thread.
+  std::map<int, Connection> connections_;
+  int next_connection_ = 0;
+  std::map<std::string, std::vector<uint8_t>> data_;
+  std::vector<Waiter> waiters_;
+  std::vector<int> departed_;
+};
+
+}  // namespace ember::distributed

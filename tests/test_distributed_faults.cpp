@@ -1,0 +1,252 @@
+// Faults across processes: a rank killed mid-training makes the others fail with an error that
+// names it, well within the timeout (no hang); a wrong address, port or world size, a missing or
+// duplicated rank give clear errors; a store that is not up yet is waited for.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "ember/distributed.h"
+#include "ember/nn.h"
+#include "ember/ops.h"
+#include "ember/optim.h"
+#include "support/multi_process.h"
+#include "support/test_util.h"
+
+namespace dist = ember::distributed;
+using ember::Tensor;
+using ember::testing::contains;
+using ember::testing::describe;
+using ember::testing::is_rank_process;
+using ember::testing::RankLaunch;
+using ember::testing::RankResult;
+using ember::testing::run_ranks;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Rank processes report what they saw through their output; the parent reads it.
+void report(const std::string& what) {
+  std::printf("REPORT: %s\n", what.c_str());
+  std::fflush(stdout);
+}
+
+// Echoes a rank's reports in the parent's log, so the messages users would see are on record.
+void echo_reports(const std::vector<RankResult>& results) {
+  for (const auto& r : results) {
+    size_t pos = 0;
+    while ((pos = r.output.find("REPORT: ", pos)) != std::string::npos) {
+      size_t end = r.output.find('\n', pos);
+      std::printf("[rank %d] %s\n", r.rank, r.output.substr(pos + 8, end - pos - 8).c_str());
+      pos = end;
+    }
+  }
+}
+
+bool succeeded(const RankResult& r) {
+  return r.exit_code == 0 && r.signal == 0 &&
+         r.output.find("[  PASSED  ] 1 test.") != std::string::npos;
+}
+
+// Trains a small model data-parallel by hand (all_reduce of each gradient) for many steps.
+void train_until_error(int die_rank, int die_after_steps) {
+  dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(20s));
+  const int me = dist::get_rank();
+  ember::manual_seed(1);
+  auto model = ember::nn::Linear(64, 64);
+  ember::optim::SGD opt(model->parameters(), ember::optim::SGDOptions(0.01));
+  auto start = std::chrono::steady_clock::now();
+  try {
+    for (int step = 0; step < 100000; ++step) {
+      if (me == die_rank && step == die_after_steps) ::raise(SIGKILL);
+      opt.zero_grad();
+      ember::Tensor loss = model->forward(ember::randn({32, 64})).pow(2).mean();
+      loss.backward();
+      for (auto& p : model->parameters()) {
+        Tensor g = p.grad();
+        dist::all_reduce(g, dist::ReduceOp::AVG);
+      }
+      opt.step();
+      ASSERT_LT(std::chrono::steady_clock::now() - start, 60s) << "the dead rank went unnoticed";
+    }
+    FAIL() << "training never failed";
+  } catch (const dist::DistBackendError& e) {
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report(e.what());
+    EXPECT_TRUE(contains(e.what(), "rank " + std::to_string(die_rank) + " has exited or died"))
+        << e.what();
+    EXPECT_LT(took, 20.0) << "noticed only after the timeout";
+  }
+  // The group refuses further work with the same explanation instead of hanging.
+  Tensor t = ember::ones({4});
+  std::string again =
+      ember::testing::error_of<dist::DistBackendError>([&] { dist::all_reduce(t); });
+  EXPECT_TRUE(contains(again, "unusable after an earlier failure") ||
+              contains(again, "exited or died"))
+      << again;
+  std::_Exit(::testing::Test::HasFailure() ? 1 : 0);
+}
+
+TEST(DistributedFaults, KilledRankIsNamedByTheOthersWithoutAHang) {
+  RankLaunch launch;
+  launch.world_size = 3;
+  launch.timeout = 90s;
+  auto results = run_ranks(launch, [] { train_until_error(/*die_rank=*/2, /*steps=*/20); });
+  if (is_rank_process()) return;
+  echo_reports(results);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[2].signal, SIGKILL) << describe(results[2]);
+  for (int r : {0, 1}) {
+    EXPECT_EQ(results[r].exit_code, 0) << describe(results[r]);
+    EXPECT_TRUE(contains(results[r].output, "REPORT: Gloo")) << describe(results[r]);
+    EXPECT_LT(results[r].seconds, 30.0) << describe(results[r]);
+  }
+}
+
+TEST(DistributedFaults, KilledMasterIsNamedToo) {
+  RankLaunch launch;
+  launch.world_size = 2;
+  launch.timeout = 90s;
+  auto results = run_ranks(launch, [] { train_until_error(/*die_rank=*/0, /*steps=*/10); });
+  if (is_rank_process()) return;
+  echo_reports(results);
+  EXPECT_EQ(results[0].signal, SIGKILL) << describe(results[0]);
+  EXPECT_EQ(results[1].exit_code, 0) << describe(results[1]);
+  EXPECT_TRUE(contains(results[1].output, "rank 0 has exited or died")) << describe(results[1]);
+}
+
+TEST(DistributedFaults, WorldSizeMismatchIsNamedOnEveryRank) {
+  RankLaunch launch;
+  launch.world_size = 2;
+  launch.timeout = 60s;
+  launch.env_for_rank = [](int rank) {
+    return std::map<std::string, std::string>{{"WORLD_SIZE", rank == 0 ? "2" : "3"}};
+  };
+  launch.ranks = {0, 1};
+  auto results = run_ranks(launch, [] {
+    std::string msg = ember::testing::error_of<ember::ValueError>(
+        [] { dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(5s)); });
+    report(msg);
+    EXPECT_TRUE(contains(msg, "world size mismatch")) << msg;
+    EXPECT_TRUE(contains(msg, "WORLD_SIZE=2") && contains(msg, "WORLD_SIZE=3")) << msg;
+  });
+  if (is_rank_process()) return;
+  echo_reports(results);
+  for (const auto& r : results) EXPECT_TRUE(succeeded(r)) << describe(r);
+}
+
+TEST(DistributedFaults, MissingRankIsNamedAtTheTimeout) {
+  RankLaunch launch;
+  launch.world_size = 3;
+  launch.ranks = {0, 1};  // rank 2 never starts
+  launch.timeout = 60s;
+  auto results = run_ranks(launch, [] {
+    auto start = std::chrono::steady_clock::now();
+    std::string msg = ember::testing::error_of<dist::DistStoreError>(
+        [] { dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(2s)); });
+    report(msg);
+    EXPECT_TRUE(contains(msg, "missing: rank 2 (joined: 0, 1)")) << msg;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 15s);
+  });
+  if (is_rank_process()) return;
+  echo_reports(results);
+  for (const auto& r : results) EXPECT_TRUE(succeeded(r)) << describe(r);
+}
+
+TEST(DistributedFaults, RankStartedTwiceIsRefused) {
+  RankLaunch launch;
+  launch.world_size = 3;
+  launch.ranks = {0, 1, 1};
+  launch.timeout = 60s;
+  auto results = run_ranks(launch, [] {
+    try {
+      dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(3s));
+      report("joined");
+      dist::destroy_process_group();
+    } catch (const ember::ValueError& e) {
+      report(e.what());
+    } catch (const dist::DistError& e) {
+      report(e.what());  // the other ranks time out waiting for rank 2
+    }
+  });
+  if (is_rank_process()) return;
+  echo_reports(results);
+  int refused = 0;
+  for (const auto& r : results) {
+    if (contains(r.output, "rank 1 is already taken by process")) ++refused;
+    EXPECT_FALSE(contains(r.output, "REPORT: joined")) << describe(r);
+  }
+  EXPECT_EQ(refused, 1);
+}
+
+TEST(DistributedFaults, StoreNotUpYetIsWaitedFor) {
+  RankLaunch launch;
+  launch.world_size = 2;
+  launch.timeout = 60s;
+  auto results = run_ranks(launch, [] {
+    if (dist::InitProcessGroupOptions().rank() < 0 && ember::testing::test_rank() == 0) {
+      std::this_thread::sleep_for(1500ms);  // the master starts late
+    }
+    dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(20s));
+    Tensor t = ember::ones({3});
+    dist::all_reduce(t);
+    EXPECT_EQ(t.sum().item<float>(), 6.0f);
+    dist::destroy_process_group();
+  });
+  if (is_rank_process()) return;
+  echo_reports(results);
+  for (const auto& r : results) EXPECT_TRUE(succeeded(r)) << describe(r);
+}
+
+TEST(DistributedFaults, WrongPortOrAddressFailsWithinTheTimeout) {
+  // Rank 1 of 2 looks for a master where there is none.
+  const int port = ember::testing::free_port();
+  auto start = std::chrono::steady_clock::now();
+  std::string msg = ember::testing::error_of<dist::DistNetworkError>([&] {
+    dist::init_process_group("gloo", dist::InitProcessGroupOptions()
+                                         .init_method("tcp://127.0.0.1:" + std::to_string(port))
+                                         .rank(1)
+                                         .world_size(2)
+                                         .timeout(1s));
+  });
+  EXPECT_TRUE(contains(msg, "127.0.0.1:" + std::to_string(port))) << msg;
+  EXPECT_TRUE(contains(msg, "are MASTER_ADDR and MASTER_PORT right?")) << msg;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+
+  msg = ember::testing::error_of<dist::DistNetworkError>([] {
+    dist::init_process_group("gloo", dist::InitProcessGroupOptions()
+                                         .init_method("tcp://no-such-host.invalid:29500")
+                                         .rank(1)
+                                         .world_size(2)
+                                         .timeout(30s));
+  });
+  EXPECT_TRUE(contains(msg, "cannot resolve the address")) << msg;
+  EXPECT_TRUE(contains(msg, "no-such-host.invalid")) << msg;
+  EXPECT_FALSE(dist::is_initialized());
+}
+
+TEST(DistributedFaults, BadEnvironmentIsNamed) {
+  using ember::testing::error_of;
+  ::setenv("MASTER_ADDR", "127.0.0.1", 1);
+  ::setenv("MASTER_PORT", "29500", 1);
+  ::setenv("WORLD_SIZE", "2", 1);
+  ::unsetenv("RANK");
+  std::string msg = error_of<ember::ValueError>([] { dist::init_process_group("gloo"); });
+  EXPECT_TRUE(contains(msg, "environment variable RANK is not set")) << msg;
+  ::setenv("RANK", "two", 1);
+  msg = error_of<ember::ValueError>([] { dist::init_process_group("gloo"); });
+  EXPECT_TRUE(contains(msg, "RANK='two' is not an integer")) << msg;
+  ::setenv("RANK", "2", 1);
+  msg = error_of<ember::ValueError>([] { dist::init_process_group("gloo"); });
+  EXPECT_TRUE(contains(msg, "RANK=2 is out of range for WORLD_SIZE=2")) << msg;
+  ::setenv("RANK", "0", 1);
+  ::setenv("MASTER_PORT", "70000", 1);
+  msg = error_of<ember::ValueError>([] { dist::init_process_group("gloo"); });
+  EXPECT_TRUE(contains(msg, "MASTER_PORT=70000 is not a TCP port")) << msg;
+  msg = error_of<ember::ValueError>([] { dist::init_process_group("mpi"); });
+  EXPECT_TRUE(contains(msg, "invalid backend 'mpi'")) << msg;
+  for (const char* v : {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK"}) ::unsetenv(v);
+}
+
+}  // namespace

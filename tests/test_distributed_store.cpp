@@ -1,0 +1,210 @@
+// TCPStore and PrefixStore in one process: the master's server and several clients on loopback,
+// blocking gets, timeouts that name the keys, connection retries, liveness, worker counting.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "ember/distributed/prefix_store.h"
+#include "ember/distributed/tcp_store.h"
+#include "support/multi_process.h"
+#include "support/test_util.h"
+
+namespace dist = ember::distributed;
+using ember::testing::contains;
+using ember::testing::error_of;
+using namespace std::chrono_literals;
+
+namespace {
+
+dist::TCPStoreOptions master(std::chrono::milliseconds timeout = 10s) {
+  dist::TCPStoreOptions o;
+  o.port = 0;
+  o.is_master = true;
+  o.timeout = timeout;
+  return o;
+}
+
+dist::TCPStoreOptions client(uint16_t port, std::chrono::milliseconds timeout = 10s) {
+  dist::TCPStoreOptions o;
+  o.port = port;
+  o.timeout = timeout;
+  return o;
+}
+
+std::vector<uint8_t> bytes(const std::string& s) {
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+TEST(TCPStore, SetGetAddCompareSetCheckDelete) {
+  dist::TCPStore server("127.0.0.1", master());
+  ASSERT_GT(server.port(), 0);
+  EXPECT_TRUE(server.is_master());
+  dist::TCPStore other("127.0.0.1", client(server.port()));
+  EXPECT_FALSE(other.is_master());
+
+  server.set("a", std::string("hello"));
+  EXPECT_EQ(other.get_string("a"), "hello");
+  std::vector<uint8_t> binary = {0, 255, 10, 0};
+  other.set("bin", binary);
+  EXPECT_EQ(server.get("bin"), binary);
+
+  EXPECT_EQ(server.add("n", 5), 5);
+  EXPECT_EQ(other.add("n", -2), 3);
+  EXPECT_EQ(other.get_string("n"), "3");
+
+  // compare_set: absent + empty expected sets; a wrong expected value leaves it.
+  EXPECT_EQ(server.compare_set("c", {}, bytes("x")), bytes("x"));
+  EXPECT_EQ(other.compare_set("c", bytes("nope"), bytes("y")), bytes("x"));
+  EXPECT_EQ(other.compare_set("c", bytes("x"), bytes("y")), bytes("y"));
+  EXPECT_EQ(server.compare_set("absent", bytes("e"), bytes("d")), bytes("e"));
+  EXPECT_FALSE(server.check({"absent"}));
+
+  EXPECT_TRUE(other.check({"a", "n"}));
+  EXPECT_FALSE(other.check({"a", "missing"}));
+  EXPECT_EQ(server.num_keys(), 4);
+  EXPECT_TRUE(other.delete_key("a"));
+  EXPECT_FALSE(other.delete_key("a"));
+  EXPECT_FALSE(server.check({"a"}));
+  EXPECT_TRUE(contains(error_of<dist::DistStoreError>([&] { server.add("c", 1); }),
+                       "key 'c' holds 'y', which is not an integer"));
+  // The connection is still in step after the refusal.
+  EXPECT_EQ(server.add("n", 1), 4);
+}
+
+TEST(TCPStore, GetBlocksUntilAnotherClientSets) {
+  dist::TCPStore server("127.0.0.1", master());
+  std::thread setter([port = server.port()] {
+    dist::TCPStore c("127.0.0.1", client(port));
+    std::this_thread::sleep_for(200ms);
+    c.set("late", std::string("value"));
+  });
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(server.get_string("late"), "value");
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 150ms);
+  server.wait({"late"});
+  setter.join();
+}
+
+TEST(TCPStore, TimeoutsNameTheKeysAndKeepTheConnectionUsable) {
+  dist::TCPStore server("127.0.0.1", master(300ms));
+  auto start = std::chrono::steady_clock::now();
+  std::string msg = error_of<dist::DistStoreError>([&] { server.get("never"); });
+  EXPECT_TRUE(contains(msg, "timed out after 0.3 s waiting for key 'never'")) << msg;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  msg = error_of<dist::DistStoreError>([&] { server.wait({"x", "y"}, 100ms); });
+  EXPECT_TRUE(contains(msg, "waiting for key(s) 'x', 'y'")) << msg;
+  server.set("x", std::string("1"));
+  EXPECT_EQ(server.get_string("x"), "1");
+}
+
+TEST(TCPStore, ClientsRetryUntilTheMasterIsUp) {
+  const int port = ember::testing::free_port();
+  std::unique_ptr<dist::TCPStore> late_master;
+  std::thread starter([&] {
+    std::this_thread::sleep_for(500ms);
+    auto o = master();
+    o.port = static_cast<uint16_t>(port);
+    late_master = std::make_unique<dist::TCPStore>("127.0.0.1", o);
+  });
+  dist::TCPStore early("127.0.0.1", client(static_cast<uint16_t>(port)));
+  early.set("k", std::string("v"));
+  starter.join();
+  EXPECT_EQ(late_master->get_string("k"), "v");
+}
+
+TEST(TCPStore, NobodyListeningFailsAtTheTimeoutNamingTheEndpoint) {
+  const int port = ember::testing::free_port();
+  auto start = std::chrono::steady_clock::now();
+  std::string msg = error_of<dist::DistNetworkError>(
+      [&] { dist::TCPStore("127.0.0.1", client(static_cast<uint16_t>(port), 400ms)); });
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(contains(msg, "could not connect to the rendezvous store (TCPStore) at 127.0.0.1:" +
+                                std::to_string(port)))
+      << msg;
+  EXPECT_TRUE(contains(msg, "Connection refused")) << msg;
+  EXPECT_GE(took, 300ms);
+  EXPECT_LT(took, 5s);
+}
+
+TEST(TCPStore, UnresolvableHostFailsAtOnce) {
+  auto start = std::chrono::steady_clock::now();
+  std::string msg = error_of<dist::DistNetworkError>(
+      [&] { dist::TCPStore("no-such-host.invalid", client(29500, 30s)); });
+  EXPECT_TRUE(contains(msg,
+                       "cannot resolve the address of the rendezvous store (TCPStore) "
+                       "'no-such-host.invalid'"))
+      << msg;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+TEST(TCPStore, PortInUseIsNamed) {
+  dist::TCPStore first("127.0.0.1", master());
+  auto o = master();
+  o.port = first.port();
+  std::string msg = error_of<dist::DistNetworkError>([&] { dist::TCPStore("127.0.0.1", o); });
+  EXPECT_TRUE(contains(msg, "cannot listen on port " + std::to_string(first.port()))) << msg;
+  EXPECT_TRUE(contains(msg, "pick another MASTER_PORT")) << msg;
+}
+
+TEST(TCPStore, RanksThatCloseWithoutGoodbyeAreDeparted) {
+  dist::TCPStore server("127.0.0.1", master());
+  server.register_rank(0);
+  {
+    dist::TCPStore leaves_cleanly("127.0.0.1", client(server.port()));
+    leaves_cleanly.register_rank(1);
+    leaves_cleanly.unregister_rank();
+  }
+  {
+    dist::TCPStore vanishes("127.0.0.1", client(server.port()));
+    vanishes.register_rank(2);
+  }  // closed without unregister_rank: what a killed process looks like to the server
+  std::vector<int> gone;
+  for (int i = 0; i < 100 && gone.empty(); ++i) {
+    gone = server.departed_ranks();
+    if (gone.empty()) std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(gone, std::vector<int>{2});
+  server.unregister_rank();
+}
+
+TEST(TCPStore, MasterWaitsForItsWorkers) {
+  const int port = ember::testing::free_port();
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 2; ++i) {
+    workers.emplace_back([port] {
+      auto o = client(static_cast<uint16_t>(port));
+      o.num_workers = 3;
+      dist::TCPStore w("127.0.0.1", o);
+      w.wait({"done"});
+    });
+  }
+  auto o = master();
+  o.port = static_cast<uint16_t>(port);
+  o.num_workers = 3;
+  dist::TCPStore m("127.0.0.1", o);  // returns once all three have connected
+  EXPECT_EQ(m.add("/ember/store/workers", 0), 3);
+  m.set("done", std::string("1"));
+  for (auto& t : workers) t.join();
+
+  auto lonely = master(300ms);
+  lonely.num_workers = 3;
+  std::string msg = error_of<dist::DistStoreError>([&] { dist::TCPStore("127.0.0.1", lonely); });
+  EXPECT_TRUE(contains(msg, "only 1 of 3 workers connected")) << msg;
+}
+
+TEST(PrefixStore, KeysLiveUnderTheirPrefix) {
+  auto base = std::make_shared<dist::TCPStore>("127.0.0.1", master());
+  dist::PrefixStore a("group_a", base), b("group_b", base);
+  a.set("k", std::string("from a"));
+  b.set("k", std::string("from b"));
+  EXPECT_EQ(a.get_string("k"), "from a");
+  EXPECT_EQ(b.get_string("k"), "from b");
+  EXPECT_EQ(base->get_string("group_a/k"), "from a");
+  EXPECT_EQ(a.add("n", 2), 2);
+  EXPECT_TRUE(a.check({"k", "n"}));
+  EXPECT_FALSE(b.check({"n"}));
+  EXPECT_TRUE(a.delete_key("n"));
+  EXPECT_EQ(a.underlying_store(), base);
+}
+
+}  // namespace
