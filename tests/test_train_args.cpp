@@ -40,7 +40,19 @@ TEST(TrainArgs, Defaults) {
   EXPECT_TRUE(a.cosine_lr);
   EXPECT_FALSE(a.limit_train.has_value());
   EXPECT_FALSE(a.limit_test.has_value());
+  EXPECT_FALSE(a.amp);
+  EXPECT_EQ(a.amp_dtype, "auto");
   EXPECT_FALSE(a.help);
+}
+
+TEST(TrainArgs, MixedPrecision) {
+  EXPECT_TRUE(et::parse_args({"--amp"}).amp);
+  const auto a = et::parse_args({"--amp-dtype", "float16"});
+  EXPECT_TRUE(a.amp);  // choosing a dtype turns it on
+  EXPECT_EQ(a.amp_dtype, "float16");
+  EXPECT_EQ(et::parse_args({"--amp", "--amp-dtype=bfloat16"}).amp_dtype, "bfloat16");
+  EXPECT_EQ(error_of({"--amp-dtype", "float32"}),
+            "--amp-dtype: expected auto, float16 or bfloat16, got 'float32'");
 }
 
 TEST(TrainArgs, EveryFlag) {
@@ -136,7 +148,7 @@ TEST(TrainArgs, UsageListsEveryFlagAndTheDefaults) {
   const std::string u = et::usage();
   for (const char* flag :
        {"--model", "--epochs", "--batch-size", "--lr", "--device", "--workers", "--seed", "--out",
-        "--data", "--no-normalize", "--constant-lr", "--help"}) {
+        "--data", "--no-normalize", "--constant-lr", "--amp", "--amp-dtype", "--help"}) {
     EXPECT_NE(u.find(flag), std::string::npos) << flag;
   }
   const auto mlp = et::model_defaults("mlp"), cnn = et::model_defaults("cnn");

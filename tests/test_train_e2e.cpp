@@ -192,6 +192,51 @@ TEST(TrainE2E, CnnOneEpochOnATinySubset) {
   fs::remove_all(out);
 }
 
+// --amp on every device: bfloat16 autocast on the CPU, float16 with a GradScaler on CUDA (and on
+// the CPU when asked). Training reaches the float32 run's accuracy on the same subset (within a
+// few images) and the checkpoint holds float32 parameters.
+TEST(TrainE2E, MixedPrecisionMatchesFloat32) {
+  if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
+  const std::string common =
+      "--model mlp --epochs 2 --batch-size 64 --workers 1 --limit-train 1280 --limit-test 256 "
+      "--seed 7 --out ";
+  auto accuracy = [](const fs::path& out) {
+    const std::string row = lines(read_file(out / "metrics.csv")).at(2);
+    double acc = 0;
+    EXPECT_EQ(std::sscanf(row.c_str(), "%*d,%*f,%*f,%lf", &acc), 1) << row;
+    return acc;
+  };
+  const fs::path f32 = fresh_dir("amp_f32");
+  const Result base = run(common + f32.string() + " --device cpu");
+  ASSERT_EQ(base.status, 0) << base.output;
+  EXPECT_NE(base.output.find("(cosine annealing), float32"), std::string::npos) << base.output;
+  const double base_acc = accuracy(f32);
+
+  struct Case {
+    std::string flags, expect;
+  };
+  std::vector<Case> cases = {
+      {"--device cpu --amp", "mixed precision: bfloat16 autocast\n"},
+      {"--device cpu --amp-dtype float16", "mixed precision: float16 autocast + GradScaler"}};
+  if (ember::cuda::is_available()) {
+    cases.push_back({"--device cuda:0 --amp", "mixed precision: float16 autocast + GradScaler"});
+    cases.push_back({"--device cuda:1 --amp-dtype bfloat16", "mixed precision: bfloat16 autocast"});
+  }
+  for (const Case& c : cases) {
+    if (c.flags.find("cuda:1") != std::string::npos && ember::cuda::device_count() < 2) continue;
+    const fs::path out = fresh_dir("amp");
+    const Result r = run(common + out.string() + " " + c.flags);
+    ASSERT_EQ(r.status, 0) << c.flags << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.flags << "\n" << r.output;
+    EXPECT_NEAR(accuracy(out), base_acc, 0.03) << c.flags;  // 256 test images: a few of them
+    for (const auto& [name, t] : ember::load((out / "model.safetensors").string())) {
+      EXPECT_EQ(t.dtype(), ember::kFloat) << c.flags << " " << name;
+    }
+    fs::remove_all(out);
+  }
+  fs::remove_all(f32);
+}
+
 TEST(TrainE2E, HelpPrintsUsageAndSucceeds) {
   const Result r = run("--help");
   EXPECT_EQ(r.status, 0);

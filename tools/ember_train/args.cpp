@@ -84,6 +84,13 @@ TrainArgs parse_args(const std::vector<std::string>& args) {
          EMBER_CHECK(!v.empty(), ValueError, f, ": expected a directory, got an empty string");
          a.data = v;
        }},
+      {"--amp-dtype",
+       [&](const std::string& f, const std::string& v) {
+         EMBER_CHECK(v == "auto" || v == "float16" || v == "bfloat16", ValueError, f,
+                     ": expected auto, float16 or bfloat16, got '", v, "'");
+         a.amp = true;
+         a.amp_dtype = v;
+       }},
       {"--limit-train", [&](auto& f, auto& v) { a.limit_train = parse_integer<int64_t>(f, v, 1); }},
       {"--limit-test", [&](auto& f, auto& v) { a.limit_test = parse_integer<int64_t>(f, v, 1); }},
   };
@@ -99,6 +106,10 @@ TrainArgs parse_args(const std::vector<std::string>& args) {
     }
     if (arg == "--constant-lr") {
       a.cosine_lr = false;
+      continue;
+    }
+    if (arg == "--amp") {
+      a.amp = true;
       continue;
     }
     std::string flag = arg, value;
@@ -149,6 +160,10 @@ std::string usage(const std::string& program) {
      << "  --no-normalize         feed pixels in [0, 1] instead of (x - 0.2860) / 0.3530\n"
      << "  --constant-lr          keep the learning rate constant (default: cosine annealing\n"
      << "                         from --lr towards 0 over the epochs)\n"
+     << "  --amp                  mixed precision: autocast (bfloat16 on the CPU, float16 with\n"
+     << "                         gradient scaling on CUDA); parameters stay float32\n"
+     << "  --amp-dtype D          auto, float16 or bfloat16 (implies --amp; float16 adds a\n"
+     << "                         GradScaler)\n"
      << "  -h, --help             show this message\n";
   return os.str();
 }

@@ -21,6 +21,10 @@ struct TrainArgs {
   bool normalize = true;
   // Cosine annealing of the learning rate over the epochs (off: a constant learning rate).
   bool cosine_lr = true;
+  // Mixed precision (--amp): autocast in amp_dtype ("auto": bfloat16 on the CPU, float16 on
+  // CUDA), with a GradScaler when it is float16.
+  bool amp = false;
+  std::string amp_dtype = "auto";  // auto | float16 | bfloat16
   // Hidden (for tests and quick checks): train/test on the first N/M samples only.
   std::optional<int64_t> limit_train;
   std::optional<int64_t> limit_test;

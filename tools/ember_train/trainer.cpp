@@ -36,7 +36,22 @@ struct TestResult {
   double accuracy = 0;
 };
 
-TestResult evaluate(nn::Sequential& model, Loader& loader, const Device& device) {
+// The autocast dtype of --amp on `device`, or nothing without --amp.
+std::optional<ScalarType> amp_dtype(const TrainArgs& args, const Device& device) {
+  if (!args.amp) return std::nullopt;
+  if (args.amp_dtype == "float16") return kHalf;
+  if (args.amp_dtype == "bfloat16") return kBFloat16;
+  return device.is_cuda() ? kHalf : kBFloat16;
+}
+
+std::string amp_description(std::optional<ScalarType> dtype) {
+  if (!dtype) return "float32";
+  return std::string("mixed precision: ") + (*dtype == kHalf ? "float16" : "bfloat16") +
+         " autocast" + (*dtype == kHalf ? " + GradScaler" : "");
+}
+
+TestResult evaluate(nn::Sequential& model, Loader& loader, const Device& device,
+                    std::optional<ScalarType> amp) {
   NoGradGuard no_grad;
   model->eval();
   // Sums stay on the device; one sync at the end.
@@ -46,6 +61,7 @@ TestResult evaluate(nn::Sequential& model, Loader& loader, const Device& device)
   for (auto& batch : loader) {
     Tensor x = batch.data.to(device, /*non_blocking=*/true);
     Tensor y = batch.target.to(device, /*non_blocking=*/true);
+    amp::autocast region(device.type(), amp.value_or(kBFloat16), /*enabled=*/amp.has_value());
     Tensor logits = model->forward(x);
     loss_sum +=
         F::cross_entropy(logits, y, F::CrossEntropyFuncOptions().reduction(kSum)).to(kFloat64);
@@ -106,13 +122,18 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
   nn::Sequential model = make_model(args.model);
   model->to(device);
   optim::Adam optimizer(model->parameters(), optim::AdamOptions(lr));
+  // Parameters stay float32; autocast runs the GEMMs and convolutions in 16 bits. float16
+  // gradients need scaling to stay out of float16's underflow range; bfloat16 has float32's range.
+  const std::optional<ScalarType> amp = amp_dtype(args, device);
+  amp::GradScaler scaler(amp::GradScalerOptions().enabled(amp == kHalf));
   // Stepped once per epoch: the last epochs take small steps, so the final model sits near the
   // best accuracy instead of wherever the last noisy step left it.
   std::optional<optim::CosineAnnealingLR> scheduler;
   if (args.cosine_lr) scheduler.emplace(optimizer, epochs);
   out << "Model " << args.model << " (" << parameter_count(*model) << " parameters), " << epochs
       << " epochs, batch size " << batch_size << ", Adam lr " << lr
-      << (args.cosine_lr ? " (cosine annealing)" : " (constant)") << "\n"
+      << (args.cosine_lr ? " (cosine annealing)" : " (constant)") << ", " << amp_description(amp)
+      << "\n"
       << std::flush;
 
   std::vector<EpochMetrics> rows;
@@ -129,9 +150,14 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
       Tensor x = batch.data.to(device, /*non_blocking=*/true);
       Tensor y = batch.target.to(device, /*non_blocking=*/true);
       optimizer.zero_grad();
-      Tensor loss = F::cross_entropy(model->forward(x), y);
-      loss.backward();
-      optimizer.step();
+      Tensor loss;
+      {
+        amp::autocast region(device.type(), amp.value_or(kBFloat16), amp.has_value());
+        loss = F::cross_entropy(model->forward(x), y);
+      }
+      scaler.scale(loss).backward();
+      scaler.step(optimizer);  // skipped (and the scale backed off) if a gradient overflowed
+      scaler.update();
       const int64_t n = y.size(0);
       loss_sum += loss.detach().to(kFloat64) * static_cast<double>(n);
       samples += n;
@@ -145,7 +171,7 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
     EpochMetrics m;
     m.epoch = epoch;
     m.train_loss = samples > 0 ? loss_sum.item<double>() / samples : 0;
-    const TestResult test = evaluate(model, test_loader, device);
+    const TestResult test = evaluate(model, test_loader, device, amp);
     m.test_loss = test.loss;
     m.test_accuracy = test.accuracy;
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
