@@ -35,3 +35,23 @@ std::vector<size_t> epoch_indices(size_t n, bool shuffle, uint64_t seed, uint64_
 }
 
 }  // namespace ember::data::detail
+
+namespace ember::data::detail {
+
+void check_sampler(const Sampler* sampler, const DataLoaderOptions& options) {
+  EMBER_CHECK(sampler != nullptr, ValueError, "DataLoader: the sampler is null");
+  EMBER_CHECK(!options.shuffle(), ValueError,
+              "DataLoader: sampler option is mutually exclusive with shuffle (the sampler decides "
+              "the order; DistributedSampler shuffles itself)");
+}
+
+std::vector<size_t> sampled_indices(Sampler& sampler, size_t dataset_size) {
+  std::vector<size_t> idx = sampler.indices();
+  for (size_t i : idx) {
+    EMBER_CHECK(i < dataset_size, IndexError, "DataLoader: the sampler gave index ", i,
+                " for a dataset of size ", dataset_size);
+  }
+  return idx;
+}
+
+}  // namespace ember::data::detail

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ember/data/dataset.h"
+#include "ember/data/sampler.h"
 
 namespace ember::data {
 
@@ -100,6 +101,10 @@ EMBER_API Tensor stack_batch(const std::vector<double>& items, bool pinned);
 EMBER_API bool can_pin_memory();
 EMBER_API uint64_t default_loader_seed();
 EMBER_API void check_loader_options(const DataLoaderOptions& options);
+// A sampler is non-null and excludes shuffle.
+EMBER_API void check_sampler(const Sampler* sampler, const DataLoaderOptions& options);
+// The sampler's indices for this epoch, each checked against the dataset's size.
+EMBER_API std::vector<size_t> sampled_indices(Sampler& sampler, size_t dataset_size);
 
 // Produces batches 0..num_batches-1 in order. With workers, the batches are built on worker
 // threads, at most `capacity` ahead of the consumer; a worker's exception is rethrown by next()
@@ -152,6 +157,18 @@ class DataLoader {
     seed_ = options_.seed() ? *options_.seed() : detail::default_loader_seed();
     pinned_ = options_.pin_memory() && detail::can_pin_memory();
   }
+  // Batches the indices `sampler` gives for each epoch (e.g. a DistributedSampler's shard);
+  // shuffle must then be off, as in PyTorch (the sampler decides the order).
+  DataLoader(DatasetT dataset, std::shared_ptr<Sampler> sampler,
+             DataLoaderOptions options = DataLoaderOptions())
+      : DataLoader(std::make_shared<DatasetT>(std::move(dataset)), std::move(sampler),
+                   std::move(options)) {}
+  DataLoader(std::shared_ptr<DatasetT> dataset, std::shared_ptr<Sampler> sampler,
+             DataLoaderOptions options = DataLoaderOptions())
+      : DataLoader(std::move(dataset), std::move(options)) {
+    detail::check_sampler(sampler.get(), options_);
+    sampler_ = std::move(sampler);
+  }
 
   class iterator {
    public:
@@ -188,7 +205,9 @@ class DataLoader {
   // independently. The workers stop when the last iterator of an epoch is destroyed.
   iterator begin() {
     auto indices = std::make_shared<const std::vector<size_t>>(
-        detail::epoch_indices(dataset_->size(), options_.shuffle(), seed_, epoch_++));
+        sampler_ ? detail::sampled_indices(*sampler_, dataset_->size())
+                 : detail::epoch_indices(dataset_->size(), options_.shuffle(), seed_, epoch_));
+    ++epoch_;
     size_t nb = num_batches(indices->size());
     auto make = [dataset = dataset_, indices, bs = options_.batch_size(),
                  pinned = pinned_](size_t b) {
@@ -205,7 +224,7 @@ class DataLoader {
   iterator end() { return iterator(); }
 
   // Batches per epoch (len(loader) in Python).
-  size_t size() const { return num_batches(dataset_->size()); }
+  size_t size() const { return num_batches(sampler_ ? sampler_->size() : dataset_->size()); }
   const DataLoaderOptions& options() const { return options_; }
   DatasetT& dataset() { return *dataset_; }
   // The epoch number the next begin() shuffles with (it counts begin() calls from 0).
@@ -242,6 +261,7 @@ class DataLoader {
   }
 
   std::shared_ptr<DatasetT> dataset_;
+  std::shared_ptr<Sampler> sampler_;
   DataLoaderOptions options_;
   uint64_t seed_ = 0;
   uint64_t epoch_ = 0;
