@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ember/allocator.h"
 #include "ember/device.h"
@@ -168,5 +169,46 @@ EMBER_API void record_stream(const DataPtr& data, const StreamRef& stream);
 EMBER_API size_t host_memory_allocated();
 EMBER_API size_t host_memory_reserved();
 EMBER_API void host_empty_cache();
+
+// torch.cuda.set_sync_debug_mode: "default" (0), "warn" (1) or "error" (2). In warn or error
+// mode every implicit host synchronisation (item(), a blocking copy to or from the device,
+// printing a CUDA tensor) prints a warning with a short trace, or throws ember::Error.
+// Explicit synchronize() calls are never reported.
+EMBER_API void set_sync_debug_mode(const std::string& mode);
+EMBER_API void set_sync_debug_mode(int mode);
+EMBER_API int get_sync_debug_mode();
+
+// What a TransferAudit counted (totals since it was opened).
+struct TransferStats {
+  int64_t steps = 0;
+  int64_t h2d_pageable = 0, h2d_pinned = 0, h2d_blocking = 0, h2d_bytes = 0;
+  int64_t d2h_pageable = 0, d2h_pinned = 0, d2h_small = 0, d2h_bytes = 0;
+  int64_t d2d = 0;
+  int64_t implicit_syncs = 0, explicit_syncs = 0;
+  double sync_wait_ms = 0;
+  int64_t kernel_launches = 0, cpu_ops = 0;
+};
+
+// The "training became slower after .cuda()" doctor. Open one around a few training steps and
+// call step() at the end of each; report() prints per-step counts of copies (direction, bytes,
+// pageable or pinned), host syncs and the time spent waiting, kernel launches and ops that ran on
+// the CPU, followed by findings with their fix, e.g. pageable host->device copies -> pin_memory
+// and non_blocking; loss.item() every step -> log every N steps. Works on CPU-only builds too
+// (then it counts CPU ops only).
+class EMBER_API TransferAudit {
+ public:
+  TransferAudit();
+  ~TransferAudit();
+  TransferAudit(const TransferAudit&) = delete;
+  TransferAudit& operator=(const TransferAudit&) = delete;
+  void step();
+  TransferStats stats() const;
+  std::vector<std::string> findings() const;
+  std::string report() const;
+
+ private:
+  TransferStats start_;
+  int64_t steps_ = 0;
+};
 
 }  // namespace ember::cuda

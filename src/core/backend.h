@@ -3,6 +3,7 @@
 // have already checked devices and dtypes, promoted, broadcast (zero strides) and allocated `out`.
 #include <cstdint>
 #include <vector>
+#include "core/device_audit.h"
 
 #include "core/ops_list.h"
 #include "core/window2d.h"
@@ -90,7 +91,9 @@ EMBER_API Backend& cpu_backend();
 // Implemented by src/cuda (the real backend) or src/cuda_stub (throws, saying why).
 EMBER_API Backend& cuda_backend();
 inline Backend& backend_for(Device d) {
-  return d.is_cuda() ? cuda_backend() : cpu_backend();
+  if (d.is_cuda()) return cuda_backend();
+  audit::record_cpu_op();  // for TransferAudit's "ops ran on the CPU" (a load when none is open)
+  return cpu_backend();
 }
 inline Backend& backend_for(const Tensor& t) {
   return backend_for(t.device());

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/device_audit.h"
 #include "core/dispatch.h"
 #include "ember/autograd.h"
 #include "ember/tensor.h"
@@ -246,6 +247,7 @@ std::string render(const Tensor& self) {
     Tensor host;
     {
       NoGradGuard no_grad;
+      audit::SyncReason why("printing a CUDA tensor");
       host = self.is_cpu() ? self : self.detach().cpu();
     }
     bool summarize = host.numel() > kThreshold;

@@ -1,5 +1,6 @@
 // Tensor methods: metadata, conversions and copies, and the autograd accessors.
 #include "ember/tensor.h"
+#include "core/device_audit.h"
 
 #include "autograd/node_impl.h"
 #include "core/backend.h"
@@ -24,6 +25,7 @@ bool Tensor::is_pinned() const {
 Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, ValueError, "a Tensor with ", numel(),
               " elements cannot be converted to Scalar");
+  audit::SyncReason why("item()");
   Tensor c = is_cpu() ? *this : cpu();
   Scalar s;
   EMBER_DISPATCH_ALL(dtype(), "item", [&] {

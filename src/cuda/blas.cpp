@@ -9,6 +9,7 @@
 #include <atomic>
 #include <unordered_map>
 
+#include "core/device_audit.h"
 #include "core/tensor_factory.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_internal.h"
@@ -139,6 +140,7 @@ void CudaBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doub
   const void* alpha_p = dt == kDouble ? static_cast<const void*>(&alpha) : &alpha_f;
   const void* beta_p = dt == kDouble ? static_cast<const void*>(&beta) : &beta_f;
   // Column-major: C^T[N, M] = B^T[N, K] * A^T[K, M].
+  audit::record_kernel_launch();
   check_cublas(cublasGemmStridedBatchedEx(h, Bm.op, A.op, static_cast<int>(N), static_cast<int>(M),
                                           static_cast<int>(K), alpha_p, Bm.t.data_ptr(), type,
                                           static_cast<int>(Bm.ld), Bm.batch_stride, A.t.data_ptr(),

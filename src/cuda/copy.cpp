@@ -3,14 +3,26 @@
 // and the pinned block is protected until it finishes; pageable memory copies block, as in
 // PyTorch. Casts and layout changes happen on the device when the device holds the source, on
 // the host otherwise, so only dense bytes cross the bus.
+#include <chrono>
 #include <cstring>
 
+#include "core/device_audit.h"
 #include "core/tensor_factory.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_internal.h"
 
 namespace ember::cuda {
 namespace {
+
+// An implicit host sync inside a copy: reported to the sync debug mode and the transfer audit.
+void wait_for(cudaStream_t stream, const char* what) {
+  audit::before_implicit_sync(what);
+  const auto t0 = std::chrono::steady_clock::now();
+  EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+  audit::record_sync(
+      /*implicit=*/true,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
 
 bool dense_match(const Tensor& t, const Tensor& like) {
   return t.is_contiguous() && t.dtype() == like.dtype() && t.sizes() == like.sizes();
@@ -32,7 +44,8 @@ void host_to_device(const Tensor& dst, const Tensor& src, bool non_blocking) {
   if (!dev.is_same(dst)) cast_copy(dst, dev);
   const bool async = non_blocking && host.is_same(src) &&
                      detail::record_pinned_use(src, stream, dst.device().index());
-  if (!async) EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+  audit::record_copy(audit::CopyDirection::HostToDevice, dst.nbytes(), src.is_pinned(), !async);
+  if (!async) wait_for(stream, "a blocking host-to-device copy");
 }
 
 void device_to_host(const Tensor& dst, const Tensor& src, bool non_blocking) {
@@ -47,14 +60,19 @@ void device_to_host(const Tensor& dst, const Tensor& src, bool non_blocking) {
   if (dst.is_contiguous()) {
     EMBER_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), dev.data_ptr(), dst.nbytes(),
                                      cudaMemcpyDeviceToHost, stream));
-    if (non_blocking && detail::record_pinned_use(dst, stream, src.device().index())) return;
-    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (non_blocking && detail::record_pinned_use(dst, stream, src.device().index())) {
+      audit::record_copy(audit::CopyDirection::DeviceToHost, dst.nbytes(), true, false);
+      return;
+    }
+    audit::record_copy(audit::CopyDirection::DeviceToHost, dst.nbytes(), dst.is_pinned(), true);
+    wait_for(stream, "a blocking device-to-host copy");
     return;
   }
   Tensor host = make_empty(dst.sizes(), dst.dtype(), Device(kCPU));
   EMBER_CUDA_CHECK(cudaMemcpyAsync(host.data_ptr(), dev.data_ptr(), dst.nbytes(),
                                    cudaMemcpyDeviceToHost, stream));
-  EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
+  audit::record_copy(audit::CopyDirection::DeviceToHost, dst.nbytes(), false, true);
+  wait_for(stream, "a blocking device-to-host copy");
   cpu_backend().copy(dst, host, false);
 }
 
@@ -68,6 +86,7 @@ void device_to_device(const Tensor& dst, const Tensor& src) {
   }
   Tensor landing = dst.is_contiguous() ? dst : make_empty(dst.sizes(), dst.dtype(), dst.device());
   if (dst.nbytes() == 0) return;
+  audit::record_copy(audit::CopyDirection::DeviceToDevice, dst.nbytes(), false, false);
   Event ready;
   ready.record(current_stream(sd));
   Stream dst_stream = current_stream(dd);

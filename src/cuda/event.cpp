@@ -1,6 +1,7 @@
 // torch.cuda.Event: record on a stream, query, synchronize, elapsed_time, wait.
 #include <utility>
 
+#include "core/device_audit.h"
 #include "cuda/cuda_internal.h"
 
 namespace ember::cuda {
@@ -66,7 +67,9 @@ bool Event::query() const {
 }
 
 void Event::synchronize() const {
-  if (event_) EMBER_CUDA_CHECK(cudaEventSynchronize(ev(event_)));
+  if (!event_) return;
+  audit::record_sync(/*implicit=*/false, 0);
+  EMBER_CUDA_CHECK(cudaEventSynchronize(ev(event_)));
 }
 
 float Event::elapsed_time(const Event& end) const {

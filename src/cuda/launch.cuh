@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/device_audit.h"
 #include "cuda/cuda_internal.h"
 #if defined(EMBER_CUDA_SIM)
 #include <cxxabi.h>
@@ -78,6 +79,7 @@ void collect_pointers(const T& arg, std::vector<const void*>& out) {
 template <typename... Params, typename... Args>
 void launch_kernel(KernelRef<Params...> kernel, const LaunchConfig& c, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "kernel argument count");
+  audit::record_kernel_launch();
 #if defined(EMBER_CUDA_SIM)
   // Arguments are copied once, as CUDA copies them into the launch.
   std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);

@@ -1,6 +1,8 @@
 // ember::cuda runtime queries: availability (never throws), devices, properties, synchronize.
+#include <chrono>
 #include <mutex>
 
+#include "core/device_audit.h"
 #include "cuda/cuda_internal.h"
 #include "ember/ops.h"
 
@@ -130,7 +132,11 @@ std::string get_device_name(int device) {
 void synchronize(int device) {
   if (!is_available()) unavailable("synchronize");
   DeviceGuard guard(detail::resolve_device(device));
+  const auto t0 = std::chrono::steady_clock::now();
   EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+  audit::record_sync(
+      /*implicit=*/false,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
 std::pair<size_t, size_t> mem_get_info(int device) {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/device_audit.h"
 #include "cuda/cuda_internal.h"
 
 namespace ember::cuda {
@@ -93,6 +94,7 @@ bool Stream::query() const {
 
 void Stream::synchronize() const {
   DeviceGuard guard(device_index());
+  audit::record_sync(/*implicit=*/false, 0);
   EMBER_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(handle_)));
 }
 

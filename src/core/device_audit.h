@@ -1,0 +1,43 @@
+#pragma once
+// What the backends report to the transfer audit and to the sync debug mode (ember::cuda::
+// TransferAudit, set_sync_debug_mode): copies between host and device, host syncs, kernel
+// launches, ops run on the CPU. Counting costs one relaxed load when no audit is open.
+#include <atomic>
+#include <cstddef>
+
+#include "ember/macros.h"
+
+namespace ember::audit {
+
+EMBER_API extern std::atomic<int> g_open_audits;
+inline bool active() {
+  return g_open_audits.load(std::memory_order_relaxed) > 0;
+}
+
+enum class CopyDirection { HostToDevice, DeviceToHost, DeviceToDevice };
+EMBER_API void record_copy(CopyDirection d, size_t bytes, bool pinned, bool blocking);
+EMBER_API void record_kernel_launch();
+EMBER_API void record_cpu_op();
+// A host wait for the device: implicit ones (inside an op) or the user's own synchronize().
+EMBER_API void record_sync(bool implicit, double wait_ms);
+
+// Why the current thread is about to wait, for the sync debug mode's message ("item()",
+// "printing a tensor"); the innermost reason wins.
+class EMBER_API SyncReason {
+ public:
+  explicit SyncReason(const char* why);
+  ~SyncReason();
+  static const char* current();  // nullptr when none is set
+
+ private:
+  const char* previous_;
+};
+
+// Called right before an implicit host sync: warns (with a short trace) or throws, as the sync
+// debug mode says. `what` names the operation ("a blocking device-to-host copy of 4 bytes").
+EMBER_API void before_implicit_sync(const char* what);
+// 0 default, 1 warn, 2 error (ember::cuda::set_sync_debug_mode).
+int sync_mode();
+void set_sync_mode(int mode);
+
+}  // namespace ember::audit
