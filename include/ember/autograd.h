@@ -37,6 +37,8 @@ class EMBER_API Node : public std::enable_shared_from_this<Node> {
   uint64_t sequence_nr_;
 };
 
+using PostAccumulateGradHook = std::function<void(const Tensor& leaf)>;
+
 struct AutogradMeta {
   Tensor grad;
   std::shared_ptr<Node> grad_fn;
@@ -44,6 +46,8 @@ struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
   uint32_t output_nr = 0;
+  // Leaves only: run after a backward pass accumulated into .grad, with their handles.
+  std::vector<std::pair<uint64_t, PostAccumulateGradHook>> post_accumulate_grad_hooks;
 };
 
 // Thread-local switch for recording (torch.no_grad / torch.enable_grad).
@@ -71,6 +75,16 @@ struct NoGradGuard : AutoGradMode {
 struct EnableGradGuard : AutoGradMode {
   EnableGradGuard() : AutoGradMode(true) {}
 };
+
+// Tensor.register_post_accumulate_grad_hook: `hook(leaf)` runs each time backward has added a
+// gradient into leaf.grad() (how DistributedDataParallel learns that a gradient is ready).
+// Returns a handle for remove_post_accumulate_grad_hook.
+EMBER_API uint64_t register_post_accumulate_grad_hook(const Tensor& leaf,
+                                                      PostAccumulateGradHook hook);
+EMBER_API void remove_post_accumulate_grad_hook(const Tensor& leaf, uint64_t handle);
+// Runs `callback` on this thread once the running backward pass has finished every node
+// (Variable._execution_engine.queue_callback). Throws when no backward pass is running.
+EMBER_API void queue_callback(std::function<void()> callback);
 
 // Runs backward from `outputs` (torch.autograd.backward).
 EMBER_API void backward(const variable_list& outputs, const variable_list& grad_outputs = {},

@@ -81,6 +81,29 @@ Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
 
 namespace {
 
+// Callbacks queued during the backward pass running on this thread (null outside backward).
+thread_local std::vector<std::function<void()>>* t_final_callbacks = nullptr;
+
+class FinalCallbacksScope {
+ public:
+  FinalCallbacksScope() : previous_(t_final_callbacks) { t_final_callbacks = &callbacks_; }
+  ~FinalCallbacksScope() { t_final_callbacks = previous_; }
+  FinalCallbacksScope(const FinalCallbacksScope&) = delete;
+  FinalCallbacksScope& operator=(const FinalCallbacksScope&) = delete;
+  // A callback may queue another: run until none is left.
+  void run() {
+    for (size_t i = 0; i < callbacks_.size(); ++i) {
+      auto callback = std::move(callbacks_[i]);
+      callback();
+    }
+    callbacks_.clear();
+  }
+
+ private:
+  std::vector<std::function<void()>> callbacks_;
+  std::vector<std::function<void()>>* previous_;
+};
+
 struct ReadyOrder {
   bool operator()(Node* a, Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
 };
@@ -92,6 +115,7 @@ void run_backward(const std::vector<Edge>& roots, variable_list root_grads, bool
                   std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>>* capture,
                   variable_list* captured) {
   AutoGradMode mode(create_graph);
+  FinalCallbacksScope final_callbacks;
   // Gradients follow the forward graph's dtypes, whether or not backward is called inside an
   // autocast region (PyTorch advises against that; here it makes no difference).
   amp::AutocastOffGuard no_autocast;
@@ -161,6 +185,7 @@ void run_backward(const std::vector<Edge>& roots, variable_list root_grads, bool
       }
     }
   }
+  final_callbacks.run();
 }
 
 Tensor implicit_grad(const Tensor& out) {
@@ -176,6 +201,13 @@ void check_requires_grad(const Tensor& out, size_t i) {
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  EMBER_CHECK(t_final_callbacks != nullptr, Error,
+              "queue_callback: no backward pass is running on this thread (final callbacks can "
+              "only be queued from hooks or functions that run during backward)");
+  t_final_callbacks->push_back(std::move(callback));
+}
 
 void backward(const variable_list& outputs, const variable_list& grad_outputs, bool retain_graph,
               bool create_graph) {

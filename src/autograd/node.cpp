@@ -101,7 +101,36 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   } else {
     g.add_(incoming);
   }
+  auto* meta = variable_.unsafeGetTensorImpl()->autograd_meta();
+  if (meta && !meta->post_accumulate_grad_hooks.empty()) {
+    auto hooks = meta->post_accumulate_grad_hooks;  // a hook may remove itself
+    for (auto& [handle, hook] : hooks) hook(variable_);
+  }
   return {};
+}
+
+uint64_t register_post_accumulate_grad_hook(const Tensor& leaf, PostAccumulateGradHook hook) {
+  EMBER_CHECK(leaf.defined(), ValueError, "register_post_accumulate_grad_hook: undefined tensor");
+  auto& meta = leaf.unsafeGetTensorImpl()->ensure_autograd_meta();
+  EMBER_CHECK(meta.requires_grad && !meta.grad_fn, Error,
+              "post accumulate grad hooks cannot be registered on non-leaf tensors (or tensors "
+              "that do not require grad)");
+  static std::atomic<uint64_t> next_handle{1};
+  uint64_t handle = next_handle.fetch_add(1);
+  meta.post_accumulate_grad_hooks.emplace_back(handle, std::move(hook));
+  return handle;
+}
+
+void remove_post_accumulate_grad_hook(const Tensor& leaf, uint64_t handle) {
+  auto* meta = leaf.defined() ? leaf.unsafeGetTensorImpl()->autograd_meta() : nullptr;
+  if (!meta) return;
+  auto& hooks = meta->post_accumulate_grad_hooks;
+  for (auto it = hooks.begin(); it != hooks.end(); ++it) {
+    if (it->first == handle) {
+      hooks.erase(it);
+      return;
+    }
+  }
 }
 
 }  // namespace ember::autograd
