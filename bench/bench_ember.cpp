@@ -9,20 +9,24 @@
 
 namespace bench {
 namespace tt = ::ember;
-}
+struct CpuBf16Autocast {
+  ember::amp::autocast region{ember::kCPU, ember::kBFloat16};
+};
+}  // namespace bench
 
+#include "amp_cases.h"
 #include "op_cases.h"
 #include "reference.h"
 #include "train_cases.h"
 
 static const char* kUsage =
-    "bench_ember [--groups small,elementwise,reduce,gemm,softmax,train,epoch] [--threads N]\n"
+    "bench_ember [--groups small,elementwise,reduce,gemm,softmax,train,amp,epoch] [--threads N]\n"
     "            [--epochs N] [--quick] [--list] [--out FILE]\n";
 
 int main(int argc, char** argv) {
   bench::Options opts = bench::parse_args(argc, argv, kUsage);
   if (opts.list_only) {
-    std::puts("small elementwise reduce gemm softmax train epoch");
+    std::puts("small elementwise reduce gemm softmax train amp epoch");
     return 0;
   }
   // Ember's loops and OpenBLAS both run on OpenMP: one setting pins both.
@@ -32,6 +36,7 @@ int main(int argc, char** argv) {
   bench::op_rows(r);
   bench::reference_rows(r);
   bench::step_rows(r);
+  bench::amp_rows(r);
   bench::epoch_rows(r, opts.epochs);
   r.write_json("ember " + std::string(EMBER_BENCH_VERSION) + ", OpenMP threads " +
                std::to_string(omp_get_max_threads()));
