@@ -4,6 +4,7 @@
 #include "ember/autograd.h"
 #include "ember/autograd_function.h"
 #include "ember/cuda.h"
+#include "ember/cpp_extension.h"
 #include "ember/cuda_kernel.h"
 #include "ember/data/dataloader.h"
 #include "ember/data/fashion_mnist.h"
