@@ -4,6 +4,8 @@
 // on the same (rounded) weights; optimizers step 16-bit parameters; the model converts back.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "ember/ember.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
@@ -11,6 +13,7 @@
 using namespace ember;
 using ember::testing::expect_close;
 using ember::testing::test_devices;
+using ember::testing::torch_run;
 namespace F = ember::nn::functional;
 
 namespace {
@@ -103,6 +106,24 @@ TEST(HalfModules, BFloat16ModelTrains) {
       opt.step();
     }
     EXPECT_LT(last, 0.5 * first) << device << ": " << first << " -> " << last;
+  }
+}
+
+// The 2x2 max pooling of autocast CNNs compares 16-bit values as float32: the same maxima and
+// the same indices as PyTorch on ties and NaN, the NaN's bits kept.
+TEST(HalfModules, SixteenBitMaxPoolPicksPyTorchsIndices) {
+  manual_seed(12);
+  Tensor x = randint(-2, 3, {2, 3, 6, 8}).to(kFloat);  // many ties
+  x.view({-1}).narrow(0, 5, 1).fill_(std::nan(""));
+  for (ScalarType dt : {kHalf, kBFloat16}) {
+    auto r = torch_run("v, i = F.max_pool2d(x.float(), 2, return_indices=True)\ny = v.to(x.dtype)",
+                       {{"x", x.to(dt)}}, {"y", "i"});
+    for (Device device : test_devices()) {
+      auto [v, i] = max_pool2d_with_indices(x.to(device, dt), 2);
+      const std::string ctx = device.str() + " " + to_string(dt);
+      expect_close(v.cpu(), r.at("y"), 0, 0, ctx + " values");
+      expect_close(i.cpu(), r.at("i"), 0, 0, ctx + " indices");
+    }
   }
 }
 

@@ -1,8 +1,9 @@
 // Matrix multiply on the CPU: out[b] = alpha * a[b] @ b[b] + beta * out[b].
 // float32/float64 go to OpenBLAS. A matrix stored row-major or column-major (a transposed view)
 // is passed as is with the matching transpose flag; anything else is copied to contiguous first.
-// half/bfloat16 are widened to float32, multiplied by sgemm (so they accumulate in float) and
-// rounded once. Integer dtypes use a blocked loop accumulating in int64.
+// half/bfloat16 are widened to float32 (keeping a transposed operand's layout), multiplied by
+// sgemm (so they accumulate in float, the summed form too) and rounded once. Integer dtypes use a
+// blocked loop accumulating in int64.
 #include <cblas.h>
 
 #include <algorithm>
@@ -46,6 +47,24 @@ Tensor contiguous_copy(CpuBackend& be, const Tensor& t, ScalarType dtype) {
 
 int64_t batch_stride(const Tensor& t) {
   return t.size(0) == 1 ? 0 : t.stride(0);
+}
+
+// A half/bfloat16 gemm operand [B, R, C] widened to float32. A column-major operand (a
+// transposed view, as linear's weight.t() and most gradient products have) stays column-major,
+// so the cast reads and writes memory in order instead of striding through it as a contiguous
+// copy would; a batch shared through stride 0 is widened once.
+Tensor widened(CpuBackend& be, const Tensor& t) {
+  const int64_t B = t.size(0), R = t.size(1), C = t.size(2);
+  const auto layout = blas_layout(R, C, t.stride(1), t.stride(2));
+  if (!layout || !layout->trans || R <= 1 || C <= 1) return contiguous_copy(be, t, kFloat);
+  const bool shared = B > 1 && t.stride(0) == 0;
+  const int64_t batches = shared ? 1 : B;
+  Tensor f = make_empty({batches, C, R}, kFloat, t.device());  // each matrix column-major
+  // Both sides seen transposed: the innermost dim is the stride-1 one.
+  be.copy(
+      f, make_view(t, {batches, C, R}, {t.stride(0), t.stride(2), t.stride(1)}, t.storage_offset()),
+      false);
+  return make_view(f, {B, R, C}, {shared ? 0 : R * C, 1, R}, 0);
 }
 
 template <typename T>
@@ -142,6 +161,17 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doubl
                       double beta) {
   EMBER_CHECK(out.dim() == 3 && a.dim() == 3 && b.dim() == 3, ValueError,
               "gemm expects 3-D tensors, got ", a.sizes(), " @ ", b.sizes(), " -> ", out.sizes());
+  const ScalarType dt = out.dtype();
+  // 16-bit: widen each operand once, multiply (or sum the products) in float32, round once.
+  if ((dt == kHalf || dt == kBFloat16) && a.dtype() == dt && b.dtype() == dt) {
+    if (out.numel() == 0) return;
+    Tensor af = widened(*this, a), bf = widened(*this, b);
+    Tensor of = make_empty(out.sizes(), kFloat, out.device());
+    if (beta != 0) copy(of, out, false);
+    gemm(of, af, bf, alpha, beta);
+    copy(out, of, false);
+    return;
+  }
   const int64_t products = std::max(a.size(0), b.size(0));
   if (out.size(0) == 1 && products > 1) {
     gemm_summed(out, a, b, alpha, beta);
@@ -164,15 +194,6 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doubl
       fill(s, beta);
       binary(BinaryOp::Mul, out, out, s, OpParams{});
     }
-    return;
-  }
-  const ScalarType dt = out.dtype();
-  if (dt == kHalf || dt == kBFloat16) {
-    Tensor af = contiguous_copy(*this, a, kFloat), bf = contiguous_copy(*this, b, kFloat);
-    Tensor of = make_empty(out.sizes(), kFloat, out.device());
-    if (beta != 0) copy(of, out, false);
-    gemm(of, af, bf, alpha, beta);
-    copy(out, of, false);
     return;
   }
   if (dt == kFloat || dt == kDouble) {

@@ -10,6 +10,20 @@
 namespace ember::cpu {
 namespace {
 
+// float32 -> bfloat16 over a contiguous run: BFloat16(float)'s rounding (nearest even, NaN kept
+// as a quiet NaN) without its early return, so the compiler vectorises the loop (autocast casts
+// every activation and weight this way).
+void floats_to_bfloat16(BFloat16* d, const float* x, int64_t n) {
+  auto* out = reinterpret_cast<uint16_t*>(d);
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t b;
+    std::memcpy(&b, x + i, sizeof b);
+    const uint32_t rounded = (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;
+    const uint32_t quiet_nan = (b >> 16) | 0x40u;
+    out[i] = static_cast<uint16_t>((b & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
+  }
+}
+
 template <typename dst_t, typename src_t>
 void cast_copy(const Tensor& dst, const Tensor& src) {
   for_each<2>({&dst, &src}, [](char** ptr, const int64_t* s, int64_t n) {
@@ -18,6 +32,8 @@ void cast_copy(const Tensor& dst, const Tensor& src) {
       auto* x = reinterpret_cast<const src_t*>(ptr[1]);
       if constexpr (std::is_same_v<dst_t, src_t>) {
         std::memcpy(d, x, n * sizeof(dst_t));
+      } else if constexpr (std::is_same_v<dst_t, BFloat16> && std::is_same_v<src_t, float>) {
+        floats_to_bfloat16(d, x, n);
       } else {
         for (int64_t i = 0; i < n; ++i) d[i] = cast_value<dst_t, src_t>(x[i]);
       }

@@ -116,12 +116,16 @@ void col2im_kernel(T* out, const T* cols, const Window2d& g, int64_t batch) {
 // the two input rows of the first window. Each window's four elements are read together, so
 // g++ vectorises the loop (de-interleaving loads, blends, no branch). `at` receives each
 // maximum's offset within its window (0, 1, W or W + 1), chosen in PyTorch's scan order.
+// 16-bit inputs are compared as float32 (exact); their values are then read at the offsets by
+// the caller, so NaN payloads come through untouched.
 template <typename T>
 void max_pool_2x2_row(T* __restrict values, int32_t* __restrict at, const T* __restrict top,
                       const T* __restrict bottom, int64_t n, int32_t W) {
+  using Acc = acc_t<T>;
   for (int64_t ow = 0; ow < n; ++ow) {
-    const T a = top[2 * ow], b = top[2 * ow + 1], c = bottom[2 * ow], d = bottom[2 * ow + 1];
-    T cur = a;
+    const Acc a = static_cast<Acc>(top[2 * ow]), b = static_cast<Acc>(top[2 * ow + 1]);
+    const Acc c = static_cast<Acc>(bottom[2 * ow]), d = static_cast<Acc>(bottom[2 * ow + 1]);
+    Acc cur = a;
     int32_t off = 0;
     bool take = (b > cur) | (b != b);  // b != b: NaN, which wins
     cur = take ? b : cur;
@@ -132,7 +136,7 @@ void max_pool_2x2_row(T* __restrict values, int32_t* __restrict at, const T* __r
     take = (d > cur) | (d != d);
     cur = take ? d : cur;
     off = take ? W + 1 : off;
-    values[ow] = cur;
+    if constexpr (std::is_same_v<T, Acc>) values[ow] = cur;
     at[ow] = off;
   }
 }
@@ -149,8 +153,8 @@ void max_pool_kernel(T* values, int64_t* indices, const T* in, const Window2d& g
   int64_t lo = 0, hi = g.out_w;
   while (lo < hi && g.col_of(lo, 0) < 0) ++lo;
   while (hi > lo && g.col_of(hi - 1, g.kw - 1) >= W) --hi;
-  const bool two_by_two = g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.dh == 1 &&
-                          g.dw == 1 && std::is_same_v<T, Acc> && W <= INT32_MAX;
+  const bool two_by_two =
+      g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.dh == 1 && g.dw == 1 && W <= INT32_MAX;
   parallel_for(planes, L * g.kh * g.kw, [&](int64_t begin, int64_t end) {
     std::vector<Acc> best_value(static_cast<size_t>(g.out_w));
     std::vector<int64_t> best(static_cast<size_t>(g.out_w));
@@ -176,6 +180,9 @@ void max_pool_kernel(T* values, int64_t* indices, const T* in, const Window2d& g
           max_pool_2x2_row<T>(vrow + a, offsets.data(), plane + corner, plane + corner + W, b - a,
                               static_cast<int32_t>(W));
           for (int64_t ow = a; ow < b; ++ow) irow[ow] = corner + 2 * (ow - a) + offsets[ow - a];
+          if constexpr (!std::is_same_v<T, Acc>) {
+            for (int64_t ow = a; ow < b; ++ow) vrow[ow] = plane[irow[ow]];
+          }
           continue;
         }
         for (int64_t i = 0; i < g.kh; ++i) {
