@@ -48,6 +48,20 @@ inline void small_op_rows(Runner& r) {
   });
 }
 
+// Transcendental activations with the output allocated; bytes = one read + one write. The input
+// spans [-8, 8], where every function does real work (no saturated or underflowed lanes only).
+inline void math_rows(Runner& r) {
+  for (int64_t n : {int64_t(1) << 20, int64_t(1) << 24}) {
+    tt::Tensor a = tt::rand({n}) * 16 - 8;
+    const std::string sz = size_label(n);
+    r.time("elementwise", "exp_" + sz, Unit::kGBps, 8.0 * n, [&] { tt::Tensor c = tt::exp(a); });
+    r.time("elementwise", "tanh_" + sz, Unit::kGBps, 8.0 * n, [&] { tt::Tensor c = tt::tanh(a); });
+    r.time("elementwise", "sigmoid_" + sz, Unit::kGBps, 8.0 * n,
+           [&] { tt::Tensor c = tt::sigmoid(a); });
+    r.time("elementwise", "gelu_" + sz, Unit::kGBps, 8.0 * n, [&] { tt::Tensor c = tt::gelu(a); });
+  }
+}
+
 // c = a op b with the output allocated, as user code writes it; bytes = two reads + one write.
 inline void elementwise_rows(Runner& r) {
   if (!r.wants("elementwise")) return;
@@ -63,6 +77,7 @@ inline void elementwise_rows(Runner& r) {
   int64_t n = int64_t(1) << 24;
   tt::Tensor a = tt::randn({n}), b = tt::randn({n});
   r.time("elementwise", "add_inplace_16M", Unit::kGBps, 12.0 * n, [&] { a.add_(b); });
+  math_rows(r);
 }
 
 inline void reduction_rows(Runner& r) {
@@ -99,6 +114,8 @@ inline void softmax_rows(Runner& r) {
   tt::Tensor logits = tt::randn({128, 10});
   r.time("softmax", "softmax_128x10", Unit::kMicroseconds, 0,
          [&] { tt::Tensor y = tt::softmax(logits, -1); });
+  r.time("softmax", "log_softmax_128x10", Unit::kMicroseconds, 0,
+         [&] { tt::Tensor y = tt::log_softmax(logits, -1); });
 }
 
 inline void op_rows(Runner& r) {

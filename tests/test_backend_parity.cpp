@@ -69,6 +69,7 @@ const std::vector<OpRow>& rows() {
       {"abs_int64", {T({3, 4}, kLong)}, OP(ember::abs(a)), "torch.abs(a)"},
       {"exp", {F({3, 4})}, OP(ember::exp(a)), "torch.exp(a)", true},
       {"log", {F({3, 4}, kPos)}, OP(ember::log(a)), "torch.log(a)", true},
+      {"log1p", {F({3, 4}, kUnit)}, OP(ember::log1p(a)), "torch.log1p(a)", true},
       {"sqrt", {F({3, 4}, kPos)}, OP(ember::sqrt(a)), "torch.sqrt(a)", true},
       {"rsqrt", {F({3, 4}, kPos)}, OP(ember::rsqrt(a)), "torch.rsqrt(a)", true},
       {"square", {F({3, 4})}, OP(ember::square(a)), "torch.square(a)", true},

@@ -140,6 +140,8 @@ const std::vector<UnaryCase>& unary_cases() {
       {"abs", [](const Tensor& a) { return ember::abs(a); }, "torch.abs(a)", Domain::AwayFromZero},
       {"exp", [](const Tensor& a) { return ember::exp(a); }, "torch.exp(a)"},
       {"log", [](const Tensor& a) { return ember::log(a); }, "torch.log(a)", Domain::Positive},
+      {"log1p", [](const Tensor& a) { return ember::log1p(a); }, "torch.log1p(a)",
+       Domain::Positive},
       {"sqrt", [](const Tensor& a) { return ember::sqrt(a); }, "torch.sqrt(a)", Domain::Positive},
       {"rsqrt", [](const Tensor& a) { return ember::rsqrt(a); }, "torch.rsqrt(a)",
        Domain::Positive},

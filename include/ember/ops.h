@@ -63,6 +63,7 @@ EMBER_API Tensor neg(const Tensor& a);
 EMBER_API Tensor abs(const Tensor& a);
 EMBER_API Tensor exp(const Tensor& a);
 EMBER_API Tensor log(const Tensor& a);
+EMBER_API Tensor log1p(const Tensor& a);
 EMBER_API Tensor sqrt(const Tensor& a);
 EMBER_API Tensor rsqrt(const Tensor& a);
 EMBER_API Tensor square(const Tensor& a);

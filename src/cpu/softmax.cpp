@@ -1,17 +1,49 @@
 // Softmax and log_softmax on the CPU: one pass set per row (core/softmax_row.h), rows in
 // parallel. A row of the last dim is contiguous; otherwise its elements are `inner` apart.
+// Contiguous rows take the vector kernel (cpu/vec_math.h) when the CPU has one.
+#include <vector>
+
 #include "core/dispatch.h"
 #include "core/softmax_row.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "cpu/vec_math.h"
 
 namespace ember::cpu {
+namespace {
+
+// Rows of the last dim with the vector kernel; 16-bit rows through a float row buffer, rounded
+// once on the way out, as the scalar row math does.
+template <typename scalar_t>
+void softmax_contiguous_rows(VecSoftmaxFn<acc_t<scalar_t>> f, scalar_t* y, const scalar_t* x,
+                             int64_t rows, int64_t D, bool log_space) {
+  using Acc = acc_t<scalar_t>;
+  parallel_for(rows, D * 4, [&](int64_t begin, int64_t end) {
+    if constexpr (std::is_same_v<scalar_t, Acc>) {
+      for (int64_t r = begin; r < end; ++r) f(y + r * D, x + r * D, D, log_space);
+    } else {
+      std::vector<Acc> buf(static_cast<size_t>(D));
+      for (int64_t r = begin; r < end; ++r) {
+        for (int64_t i = 0; i < D; ++i) buf[i] = static_cast<Acc>(x[r * D + i]);
+        f(buf.data(), buf.data(), D, log_space);
+        for (int64_t i = 0; i < D; ++i) y[r * D + i] = static_cast<scalar_t>(buf[i]);
+      }
+    }
+  });
+}
+
+}  // namespace
 
 void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t D,
                          int64_t inner, bool log_space) {
   EMBER_DISPATCH_FLOATING(in.dtype(), log_space ? "log_softmax" : "softmax", [&] {
     const scalar_t* x = in.data_ptr<scalar_t>();
     scalar_t* y = out.data_ptr<scalar_t>();
+    const VecMathKernels* k = vec_math();
+    if (inner == 1 && k) {
+      softmax_contiguous_rows<scalar_t>(k->softmax<acc_t<scalar_t>>(), y, x, outer, D, log_space);
+      return;
+    }
     parallel_for(outer * inner, D * 4, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const int64_t base = (r / inner) * D * inner + r % inner;

@@ -3,6 +3,7 @@
 #include "core/functors.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "cpu/vec_math.h"
 
 namespace ember::cpu {
 namespace {
@@ -28,9 +29,72 @@ void unary_kernel(const Tensor& out, const Tensor& in, OpParams p) {
   });
 }
 
+// The vector kernel (cpu/vec_math.h) of `op` in compute type T (float or double), or nullptr: the
+// op has none, or the CPU runs the scalar path.
+template <typename T>
+VecUnaryFn<T> vec_unary_fn(UnaryOp op) {
+  const VecMathKernels* k = vec_math();
+  if (!k) return nullptr;
+  switch (op) {
+    case UnaryOp::Exp:
+      return k->unary<T>(VecUnary::kExp);
+    case UnaryOp::Log:
+      return k->unary<T>(VecUnary::kLog);
+    case UnaryOp::Log1p:
+      return k->unary<T>(VecUnary::kLog1p);
+    case UnaryOp::Tanh:
+      return k->unary<T>(VecUnary::kTanh);
+    case UnaryOp::Sigmoid:
+      return k->unary<T>(VecUnary::kSigmoid);
+    case UnaryOp::Gelu:
+      return k->unary<T>(VecUnary::kGelu);
+    case UnaryOp::GeluTanh:
+      return k->unary<T>(VecUnary::kGeluTanh);
+    case UnaryOp::Silu:
+      return k->unary<T>(VecUnary::kSilu);
+    default:
+      return nullptr;
+  }
+}
+
+// Runs a vector kernel: contiguous float/double runs in place of the data; 16-bit and strided runs
+// through a float/double buffer (rounded once on the way out), so every layout and dtype gets the
+// same math.
+template <typename in_t>
+void unary_vec_kernel(VecUnaryFn<acc_t<in_t>> f, const Tensor& out, const Tensor& in) {
+  using T = acc_t<in_t>;
+  for_each<2>({&out, &in}, [&](char** ptr, const int64_t* s, int64_t n) {
+    if constexpr (std::is_same_v<in_t, T>) {
+      if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
+        f(reinterpret_cast<T*>(ptr[0]), reinterpret_cast<const T*>(ptr[1]), n);
+        return;
+      }
+    }
+    constexpr int64_t kChunk = 256;
+    T buf[kChunk];
+    for (int64_t i = 0; i < n; i += kChunk) {
+      const int64_t m = std::min(kChunk, n - i);
+      const char* x = ptr[1] + i * s[1];
+      char* o = ptr[0] + i * s[0];
+      for (int64_t j = 0; j < m; ++j) {
+        buf[j] = static_cast<T>(*reinterpret_cast<const in_t*>(x + j * s[1]));
+      }
+      f(buf, buf, m);
+      for (int64_t j = 0; j < m; ++j)
+        *reinterpret_cast<in_t*>(o + j * s[0]) = static_cast<in_t>(buf[j]);
+    }
+  });
+}
+
 // Picks the functor for `op` (the switch lives outside the dtype-dispatch macro).
 template <typename scalar_t>
 void unary_for_dtype(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
+  if constexpr (std::is_floating_point_v<acc_t<scalar_t>>) {
+    if (auto f = vec_unary_fn<acc_t<scalar_t>>(op)) {
+      unary_vec_kernel<scalar_t>(f, out, in);
+      return;
+    }
+  }
   switch (op) {
 #define EMBER_UNARY_CASE(name, functor)          \
   case UnaryOp::name:                            \

@@ -84,6 +84,10 @@ Tensor log(const Tensor& a) {
   return with_grad("LogBackward0", a, float_op(UnaryOp::Log, a), true, false,
                    [](const Tensor& x, const Tensor&) { return x.pow(-1); });
 }
+Tensor log1p(const Tensor& a) {
+  return with_grad("Log1PBackward0", a, float_op(UnaryOp::Log1p, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return (x + 1).pow(-1); });
+}
 Tensor sqrt(const Tensor& a) {
   return with_grad("SqrtBackward0", a, float_op(UnaryOp::Sqrt, a), false, true,
                    [](const Tensor&, const Tensor& y) { return 0.5 / y; });

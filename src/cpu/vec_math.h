@@ -1,0 +1,60 @@
+#pragma once
+// Vectorised transcendental math for the CPU kernels: exp, log, log1p, tanh and the activations
+// built on them, and softmax rows, over contiguous float32/float64 arrays. The math is SLEEF's
+// (Debian's libsleef, the library libtorch uses) with its 1-ULP (`_u10`) functions, compiled once
+// per instruction set (src/cpu/simd/) and chosen when the library is first used, so one build runs
+// AVX-512 where the CPU has it and AVX2 elsewhere. EMBER_CPU_CAPABILITY=default|avx2|avx512 caps
+// the choice (as ATEN_CPU_CAPABILITY does in PyTorch). Without SLEEF or on a CPU without AVX2 there
+// are no kernels and the callers keep the scalar functors (core/functors.h).
+#include <cstdint>
+#include <type_traits>
+
+#include "ember/macros.h"
+
+namespace ember::cpu {
+
+enum class CpuIsa : int { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
+
+// The ops with a vector kernel; each computes the same formula as its functor in core/functors.h.
+enum class VecUnary : int { kExp, kLog, kLog1p, kTanh, kSigmoid, kGelu, kGeluTanh, kSilu, kCount };
+
+template <typename T>
+using VecUnaryFn = void (*)(T* out, const T* in, int64_t n);  // out may equal in
+template <typename T>
+using VecSoftmaxFn = void (*)(T* out, const T* in, int64_t D, bool log_space);  // one whole row
+
+struct VecMathKernels {
+  CpuIsa isa;
+  VecUnaryFn<float> unary_f32[static_cast<int>(VecUnary::kCount)];
+  VecUnaryFn<double> unary_f64[static_cast<int>(VecUnary::kCount)];
+  VecSoftmaxFn<float> softmax_f32;
+  VecSoftmaxFn<double> softmax_f64;
+
+  template <typename T>
+  VecUnaryFn<T> unary(VecUnary op) const {
+    if constexpr (std::is_same_v<T, float>)
+      return unary_f32[static_cast<int>(op)];
+    else
+      return unary_f64[static_cast<int>(op)];
+  }
+  template <typename T>
+  VecSoftmaxFn<T> softmax() const {
+    if constexpr (std::is_same_v<T, float>)
+      return softmax_f32;
+    else
+      return softmax_f64;
+  }
+};
+
+// The kernels the CPU backend uses (the widest ISA the CPU supports, capped by
+// EMBER_CPU_CAPABILITY), or nullptr for the scalar path.
+EMBER_API const VecMathKernels* vec_math();
+// The kernels of one ISA, or nullptr when this CPU or build lacks them (tests run each ISA).
+EMBER_API const VecMathKernels* vec_math_for(CpuIsa isa);
+EMBER_API const char* cpu_isa_name(CpuIsa isa);
+
+// Defined by the per-ISA files in src/cpu/simd/; call only after checking the CPU supports them.
+const VecMathKernels& vec_math_avx2();
+const VecMathKernels& vec_math_avx512();
+
+}  // namespace ember::cpu

@@ -1,0 +1,548 @@
+// The CPU's vector math (src/cpu/vec_math.h) on every instruction set this machine has:
+// - each function against a long double reference over a sweep of the whole float/double range
+//   and a dense grid where the functions do their work, within SLEEF's 1-ULP bound for exp, log,
+//   log1p and tanh, and within a bound derived from the formula for the activations built on them;
+// - special values (±0, ±inf, NaN, subnormals, overflow and underflow thresholds) giving what the
+//   scalar functors (core/functors.h) give;
+// - softmax rows of lengths around the vector widths against long double, and rows with -inf
+//   masks, very large negative inputs, NaN and +inf against the scalar row math;
+// - the tensor ops that use them against PyTorch in float32, float64, float16 and bfloat16,
+//   contiguous and strided.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/functors.h"
+#include "core/softmax_row.h"
+#include "cpu/vec_math.h"
+#include "ember/ember.h"
+#include "support/test_util.h"
+#include "support/torch_oracle.h"
+
+using namespace ember;
+using ember::cpu::CpuIsa;
+using ember::cpu::VecMathKernels;
+using ember::cpu::VecUnary;
+using ember::testing::expect_close;
+using ember::testing::torch_run;
+using LD = long double;
+
+namespace {
+
+// The spacing of T's values at |x| (the subnormal spacing below the normal range).
+template <typename T>
+LD ulp_of(LD x) {
+  int e = 0;
+  std::frexp(std::fabs(x) > 0 ? x : LD(1), &e);
+  e = std::max(e, std::numeric_limits<T>::min_exponent);
+  return std::ldexp(LD(1), e - std::numeric_limits<T>::digits);
+}
+
+// Infinity counts as 2^max_exponent, the next power of two past the largest finite value, so an
+// overflow to inf where the exact result just exceeds the range is a small error, as in SLEEF's
+// own tests.
+template <typename T>
+LD finite_or_huge(LD v) {
+  if (std::isinf(v))
+    return std::copysign(std::ldexp(LD(1), std::numeric_limits<T>::max_exponent), v);
+  return v;
+}
+
+constexpr LD kSqrt1_2 = 0.707106781186547524400844362104849039L;
+constexpr LD kSqrt2OverPi = 0.797884560802865355879892119868763737L;
+
+LD ref_sigmoid(LD x) {
+  return 1 / (1 + std::exp(-x));
+}
+LD ref_silu(LD x) {
+  return x / (1 + std::exp(-x));
+}
+LD ref_gelu(LD x) {
+  return x * LD(0.5) * std::erfc(-x * kSqrt1_2);
+}  // no cancellation
+LD gelu_tanh_arg(LD x) {
+  return kSqrt2OverPi * (x + LD(0.044715) * x * x * x);
+}
+LD ref_gelu_tanh(LD x) {  // 0.5 x (1 + tanh t) = x / (1 + exp(-2t)), without the cancellation
+  return x / (1 + std::exp(-2 * gelu_tanh_arg(x)));
+}
+
+// The error a correctly working kernel may have at x beyond `ulps` ulps of the result, where the
+// formula itself is ill-conditioned: double's gelu, x * 0.5 * (1 + erf(z)), loses the digits of
+// erf(z) that 1 + erf(z) cancels (erf carries SLEEF's 1 ulp plus the rounding of z); the others
+// below say why.
+template <typename T>
+LD formula_error(VecUnary op, LD x) {
+  const LD eps = std::ldexp(LD(1), -std::numeric_limits<T>::digits);  // unit roundoff
+  if (op == VecUnary::kGelu && sizeof(T) == 8) {  // float's kernel uses the erfc form
+    const LD z = x * kSqrt1_2, f = std::erf(z);
+    const LD df = 2 / std::sqrt(LD(M_PI)) * std::exp(-z * z);
+    return LD(0.5) * std::fabs(x) * (ulp_of<T>(f) + ulp_of<T>(1 + f) + df * std::fabs(z) * 2 * eps);
+  }
+  if (op == VecUnary::kSigmoid || op == VecUnary::kSilu) {
+    // exp(-x) overflows T before the result leaves T's range (x below about -88.7 in float): the
+    // formula then gives 0 where a tiny (subnormal) result exists, as PyTorch's does.
+    const bool overflows = -x > std::log(LD(std::numeric_limits<T>::max()));
+    return overflows ? std::fabs(ref_sigmoid(x)) * std::max(LD(1), std::fabs(x)) : 0;
+  }
+  if (op == VecUnary::kGeluTanh) {
+    // Computed as x / (1 + exp(-2t)): the roundings in t = sqrt(2/pi) (x + 0.044715 x^3) (five,
+    // relative to its two terms) move the result by up to 2 sigmoid(-2t) |dt|, relatively. Where
+    // exp(-2t) overflows T, the result may flush to 0 (as for silu).
+    const LD t = gelu_tanh_arg(x), ref = ref_gelu_tanh(x);
+    if (-2 * t > std::log(LD(std::numeric_limits<T>::max()))) return std::fabs(ref);
+    const LD dt = 5 * eps * kSqrt2OverPi * (std::fabs(x) + LD(0.044715) * std::fabs(x * x * x));
+    return std::fabs(ref) * 2 / (1 + std::exp(2 * t)) * dt;
+  }
+  return 0;
+}
+
+// SLEEF's bound is 1.0 ulp from the exact value; a result one step from a correctly rounded
+// result that is itself a sliver from the exact value measures 1.00000001 (tanh of tiny x), and
+// the long double reference is itself only 11 bits finer than double.
+template <typename T>
+constexpr double kSliver = sizeof(T) == 4 ? 1e-6 : 2e-3;
+
+struct FnCase {
+  const char* name;
+  VecUnary op;
+  LD (*ref)(LD);
+  // The bound in ulps of the result, float and double: SLEEF's 1.0 for its own functions; for the
+  // activations, 1 ulp of exp/erf/tanh carried through plus the roundings of the formula's own
+  // operations; float's gelu: its erfc form's polynomial and roundings (vec_kernels.h).
+  double ulps_f32, ulps_f64;
+  template <typename T>
+  double ulps() const {
+    return sizeof(T) == 4 ? ulps_f32 : ulps_f64;
+  }
+};
+
+const std::vector<FnCase>& fn_cases() {
+  static const std::vector<FnCase> cases = {
+      {"exp", VecUnary::kExp, [](LD x) { return std::exp(x); }, 1.0, 1.0},
+      {"log", VecUnary::kLog, [](LD x) { return std::log(x); }, 1.0, 1.0},
+      {"log1p", VecUnary::kLog1p, [](LD x) { return std::log1p(x); }, 1.0, 1.0},
+      {"tanh", VecUnary::kTanh, [](LD x) { return std::tanh(x); }, 1.0, 1.0},
+      {"sigmoid", VecUnary::kSigmoid, ref_sigmoid, 2.5, 2.5},
+      {"silu", VecUnary::kSilu, ref_silu, 2.5, 2.5},
+      {"gelu", VecUnary::kGelu, ref_gelu, 6.0, 2.5},
+      {"gelu_tanh", VecUnary::kGeluTanh, ref_gelu_tanh, 3.0, 3.0},
+  };
+  return cases;
+}
+
+// The scalar functor of each op, the path a CPU without vector kernels (and the GPU) runs.
+template <typename T>
+T scalar_op(VecUnary op, T x) {
+  const OpParams p{};
+  switch (op) {
+    case VecUnary::kExp:
+      return ExpOp()(x, p);
+    case VecUnary::kLog:
+      return LogOp()(x, p);
+    case VecUnary::kLog1p:
+      return Log1pOp()(x, p);
+    case VecUnary::kTanh:
+      return TanhOp()(x, p);
+    case VecUnary::kSigmoid:
+      return SigmoidOp()(x, p);
+    case VecUnary::kGelu:
+      return GeluOp()(x, p);
+    case VecUnary::kGeluTanh:
+      return GeluTanhOp()(x, p);
+    default:
+      return SiluOp()(x, p);
+  }
+}
+
+// Every `stride`-th bit pattern of T's finite values, both signs, then a dense grid on [-lim, lim].
+template <typename T>
+std::vector<T> sweep_inputs() {
+  std::vector<T> v;
+  if constexpr (sizeof(T) == 4) {
+    for (uint32_t b = 0; b < 0x7f800000u; b += 8191) {
+      float f;
+      std::memcpy(&f, &b, 4);
+      v.push_back(f);
+      v.push_back(-f);
+    }
+  } else {
+    std::mt19937_64 gen(15);
+    for (int i = 0; i < 200000; ++i) {
+      const uint64_t b = gen() % 0x7ff0000000000000ull;
+      double d;
+      std::memcpy(&d, &b, 8);
+      v.push_back(i % 2 ? d : -d);
+    }
+  }
+  const int n = 200001;
+  for (int i = 0; i < n; ++i) v.push_back(static_cast<T>(-30.0 + 60.0 * i / (n - 1)));
+  return v;
+}
+
+template <typename T>
+std::vector<T> special_inputs() {
+  using L = std::numeric_limits<T>;
+  std::vector<T> v = {T(0),
+                      -T(0),
+                      L::infinity(),
+                      -L::infinity(),
+                      L::quiet_NaN(),
+                      -L::quiet_NaN(),
+                      L::denorm_min(),
+                      -L::denorm_min(),
+                      L::min(),
+                      -L::min(),
+                      L::min() / 2,
+                      -L::min() / 2,
+                      L::max(),
+                      -L::max(),
+                      T(1),
+                      T(-1),
+                      T(1e-8),
+                      T(-1e-8),
+                      T(-1) + L::epsilon() / 2,
+                      T(-1) - L::epsilon(),
+                      T(0.5),
+                      T(-0.5),
+                      T(10),
+                      T(-10),
+                      T(50),
+                      T(-50)};
+  if constexpr (sizeof(T) == 4) {
+    // expf: the last finite result, the first inf; the first subnormal result; the last nonzero.
+    for (float f : {88.72283f, 88.72284f, -87.33654f, -87.33655f, -103.97207f, -103.97208f, -104.0f,
+                    100.0f, -100.0f})
+      v.push_back(f);
+  } else {
+    for (double d : {709.782712893384, 709.782712893385, -708.396418532264, -745.1332191019411,
+                     -745.1332191019412, -746.0, 1000.0, -1000.0})
+      v.push_back(d);
+  }
+  return v;
+}
+
+template <typename T>
+std::vector<T> run_vec(const VecMathKernels& k, VecUnary op, const std::vector<T>& in) {
+  std::vector<T> out(in.size());
+  k.unary<T>(op)(out.data(), in.data(), static_cast<int64_t>(in.size()));
+  return out;
+}
+
+class VecMath : public ::testing::TestWithParam<CpuIsa> {
+ protected:
+  void SetUp() override {
+    k_ = cpu::vec_math_for(GetParam());
+    if (!k_) {
+      GTEST_SKIP() << "no " << cpu::cpu_isa_name(GetParam())
+                   << " kernels here (the CPU lacks the instructions, or Ember was built without "
+                      "libsleef-dev)";
+    }
+    ASSERT_EQ(k_->isa, GetParam());
+  }
+
+  template <typename T>
+  void check_ulps() {
+    const std::vector<T> in = sweep_inputs<T>();
+    for (const FnCase& c : fn_cases()) {
+      const std::vector<T> got = run_vec<T>(*k_, c.op, in);
+      double worst = 0, worst_share = 0;  // max ulps; max share of the bound used
+      T worst_at = 0;
+      int64_t failures = 0;
+      for (size_t i = 0; i < in.size(); ++i) {
+        const LD ref = c.ref(static_cast<LD>(in[i]));
+        if (std::isnan(ref)) {
+          if (!std::isnan(got[i]) && failures++ < 5) {
+            ADD_FAILURE() << c.name << "(" << in[i] << ") = " << got[i] << ", expected NaN";
+          }
+          continue;
+        }
+        const LD max = std::numeric_limits<T>::max();
+        if (std::fabs(ref) >= max + ulp_of<T>(max) / 2) {  // rounds to infinity in T
+          if (got[i] != std::copysign(std::numeric_limits<T>::infinity(), static_cast<T>(ref)) &&
+              failures++ < 5) {
+            ADD_FAILURE() << c.name << "(" << in[i] << ") = " << got[i] << ", expected inf";
+          }
+          continue;
+        }
+        const LD exact = ref;
+        const LD err = std::fabs(finite_or_huge<T>(got[i]) - finite_or_huge<T>(ref));
+        const LD cond = formula_error<T>(c.op, in[i]);
+        const LD allowed = (c.ulps<T>() + kSliver<T>)*ulp_of<T>(exact) + cond;
+        const double ulps = static_cast<double>(err / ulp_of<T>(exact));
+        if (ulps > worst) worst = ulps, worst_at = in[i];
+        worst_share = std::max(worst_share, static_cast<double>(err / allowed));
+        if (!(err <= allowed) && failures++ < 5) {
+          ADD_FAILURE() << c.name << "(" << in[i] << ") = " << got[i] << ", exact "
+                        << static_cast<double>(ref) << ": " << ulps << " ulp, bound "
+                        << c.ulps<T>();
+        }
+      }
+      EXPECT_EQ(failures, 0) << c.name << ": " << failures << " of " << in.size()
+                             << " inputs outside the bound";
+      ::testing::Test::RecordProperty(
+          std::string(c.name) + (sizeof(T) == 4 ? "_f32" : "_f64") + "_max_ulp",
+          std::to_string(worst));
+      std::printf("  %-9s %s max %.3g ulp (at %g), %.0f%% of the bound\n", c.name,
+                  sizeof(T) == 4 ? "f32" : "f64", worst, static_cast<double>(worst_at),
+                  100 * worst_share);
+    }
+  }
+
+  template <typename T>
+  void check_specials() {
+    const std::vector<T> in = special_inputs<T>();
+    for (const FnCase& c : fn_cases()) {
+      const std::vector<T> got = run_vec<T>(*k_, c.op, in);
+      for (size_t i = 0; i < in.size(); ++i) {
+        const T want = scalar_op<T>(c.op, in[i]);
+        const LD ref = c.ref(static_cast<LD>(in[i]));
+        const std::string where = std::string(c.name) + "(" + std::to_string(in[i]) + ")";
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(got[i])) << where << " = " << got[i] << ", scalar gives NaN";
+        } else if (std::isinf(want) || ref == 0) {
+          // Same infinity, same signed zero. (Where the scalar formula underflows to 0 but the
+          // exact value does not, the vector result is held to the exact value below.)
+          EXPECT_EQ(std::signbit(got[i]), std::signbit(want)) << where << " = " << got[i];
+          EXPECT_EQ(got[i], want) << where;
+        } else {
+          EXPECT_LE(std::fabs(LD(got[i]) - ref),
+                    (c.ulps<T>() + kSliver<T>)*ulp_of<T>(ref) + formula_error<T>(c.op, in[i]))
+              << where << " = " << got[i] << ", exact " << static_cast<double>(ref);
+        }
+      }
+    }
+  }
+
+  // Lengths that end on and around every vector width, a long row, and an odd long row.
+  template <typename T>
+  void check_softmax_rows() {
+    std::mt19937 gen(7);
+    std::normal_distribution<double> normal(0.0, 6.0);
+    const LD eps = std::ldexp(LD(1), -std::numeric_limits<T>::digits);
+    for (int64_t D :
+         {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 100, 1024, 1031}) {
+      std::vector<T> x(D), y(D);
+      for (auto& v : x) v = static_cast<T>(normal(gen));
+      for (bool log_space : {false, true}) {
+        k_->softmax<T>()(y.data(), x.data(), D, log_space);
+        LD m = x[0], sum = 0;
+        for (T v : x) m = std::max<LD>(m, v);
+        for (T v : x) sum += std::exp(LD(v) - m);
+        // Partial sums over the lanes, then across them: relative error below (D/W + log W) eps.
+        const LD sum_err = (LD(D) / 4 + 8) * eps;
+        for (int64_t i = 0; i < D; ++i) {
+          const LD d = LD(x[i]) - m;  // exact here; rounded once in T by the kernel
+          const LD ref = log_space ? d - std::log(sum) : std::exp(d) / sum;
+          const LD allowed =
+              log_space ? ulp_of<T>(d) + 2 * ulp_of<T>(std::log(sum)) + ulp_of<T>(ref) + sum_err
+                        : ref * (sum_err + 0.5 * ulp_of<T>(d)) + 3 * ulp_of<T>(ref);
+          ASSERT_LE(std::fabs(LD(y[i]) - ref), allowed)
+              << (log_space ? "log_softmax" : "softmax") << " D=" << D << " i=" << i
+              << " x=" << x[i] << " got " << y[i] << " exact " << static_cast<double>(ref);
+        }
+      }
+    }
+  }
+
+  // Rows the scalar row math decides: masks, overflow-prone and NaN-carrying rows. Each vector
+  // result has the scalar one's NaNs, infinities and zeros, and its values within a few ulps.
+  template <typename T>
+  void check_softmax_special_rows() {
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    const T big = std::numeric_limits<T>::max(), tiny = std::numeric_limits<T>::denorm_min();
+    std::vector<std::vector<T>> rows = {
+        {-inf, T(1), T(2), -inf, T(0), T(3), -inf, -inf, T(1), T(2), T(3), T(4), -inf, T(0), T(1),
+         T(2), T(-1), -inf, T(5)},                           // a -inf mask across a vector boundary
+        std::vector<T>(21, -inf),                            // all masked: NaN, as in PyTorch
+        {-big, T(0), -big, T(-1e30), T(-3e30)},              // very large negative inputs
+        {-big, -big, -big},                                  // all equal and huge
+        {big, -big, T(0)},                                   // x - max overflows to -inf
+        {T(-1e4), T(-1e4) + 1, T(-1e4) - 1, T(-2e4)},        // far below zero
+        {tiny, -tiny, T(0), std::numeric_limits<T>::min()},  // subnormals
+        {T(1), nan, T(2), T(3), T(4), T(5), T(6), T(7), T(8), T(9), T(10), T(11), T(12), T(13),
+         T(14), T(15), T(16), T(17)},  // NaN: the whole row is NaN
+        {inf, T(0), T(1)},             // +inf: NaN row (inf - inf)
+        {-inf, inf, T(1)},
+    };
+    for (const auto& x : rows) {
+      const int64_t D = static_cast<int64_t>(x.size());
+      for (bool log_space : {false, true}) {
+        std::vector<T> got(D), want(D);
+        k_->softmax<T>()(got.data(), x.data(), D, log_space);
+        softmax_row<T, T>(want.data(), x.data(), D, 1, log_space);
+        for (int64_t i = 0; i < D; ++i) {
+          const std::string where = std::string(log_space ? "log_softmax" : "softmax") + " row " +
+                                    std::to_string(&x - rows.data()) + " [" + std::to_string(i) +
+                                    "]";
+          if (std::isnan(want[i]) || std::isinf(want[i]) || want[i] == 0) {
+            EXPECT_EQ(std::isnan(got[i]), std::isnan(want[i])) << where << ": " << got[i];
+            if (!std::isnan(want[i])) EXPECT_EQ(got[i], want[i]) << where;
+          } else {
+            EXPECT_NEAR(got[i], want[i], 4 * ulp_of<T>(want[i])) << where;
+          }
+        }
+      }
+    }
+  }
+
+  const VecMathKernels* k_ = nullptr;
+};
+
+TEST_P(VecMath, FloatWithinUlpBoundsOverTheWholeRange) {
+  check_ulps<float>();
+}
+TEST_P(VecMath, DoubleWithinUlpBoundsOverTheWholeRange) {
+  check_ulps<double>();
+}
+TEST_P(VecMath, FloatSpecialValuesAsScalar) {
+  check_specials<float>();
+}
+TEST_P(VecMath, DoubleSpecialValuesAsScalar) {
+  check_specials<double>();
+}
+TEST_P(VecMath, FloatSoftmaxRows) {
+  check_softmax_rows<float>();
+}
+TEST_P(VecMath, DoubleSoftmaxRows) {
+  check_softmax_rows<double>();
+}
+TEST_P(VecMath, FloatSoftmaxMasksAndExtremes) {
+  check_softmax_special_rows<float>();
+}
+TEST_P(VecMath, DoubleSoftmaxMasksAndExtremes) {
+  check_softmax_special_rows<double>();
+}
+
+TEST_P(VecMath, InPlaceAndEveryLengthAgree) {
+  // out == in, and every length up to three registers (the masked tail on its own and after
+  // whole registers) gives the same values as one long call.
+  std::vector<float> x(53);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.37f - 9.0f;
+  for (const FnCase& c : fn_cases()) {
+    const std::vector<float> all = run_vec<float>(*k_, c.op, x);
+    for (int64_t n = 1; n <= static_cast<int64_t>(x.size()); ++n) {
+      std::vector<float> part(x.begin(), x.begin() + n);
+      k_->unary<float>(c.op)(part.data(), part.data(), n);
+      // Bit for bit (NaNs included).
+      ASSERT_EQ(std::memcmp(part.data(), all.data(), n * sizeof(float)), 0) << c.name << " n=" << n;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, VecMath, ::testing::Values(CpuIsa::kAvx2, CpuIsa::kAvx512),
+                         [](const auto& info) {
+                           return std::string(cpu::cpu_isa_name(info.param));
+                         });
+
+TEST(VecMathDispatch, ChoosesTheWidestAvailable) {
+  const VecMathKernels* k = cpu::vec_math();
+  if (!k) GTEST_SKIP() << "scalar path: no vector kernels on this CPU or build";
+  std::printf("  vector math: %s\n", cpu::cpu_isa_name(k->isa));
+  ::testing::Test::RecordProperty("cpu_capability", cpu::cpu_isa_name(k->isa));
+  // Without EMBER_CPU_CAPABILITY, nothing wider than the chosen set is available.
+  if (!std::getenv("EMBER_CPU_CAPABILITY") && k->isa == CpuIsa::kAvx2) {
+    EXPECT_EQ(cpu::vec_math_for(CpuIsa::kAvx512), nullptr);
+  }
+  EXPECT_EQ(cpu::vec_math_for(k->isa), k);
+}
+
+// ---- the tensor ops that use the kernels, against PyTorch ----
+
+struct OpCase {
+  const char* name;
+  Tensor (*fn)(const Tensor&);
+  const char* torch;  // over x, computed in x's dtype (16-bit: in float, rounded once)
+  double rtol32, atol32;
+};
+
+const std::vector<OpCase>& op_cases() {
+  static const std::vector<OpCase> cases = {
+      {"exp", [](const Tensor& x) { return ember::exp(x); }, "torch.exp(x)", 4e-7, 0},
+      {"log", [](const Tensor& x) { return ember::log(x); }, "torch.log(x)", 4e-7, 0},
+      {"log1p", [](const Tensor& x) { return ember::log1p(x); }, "torch.log1p(x)", 4e-7, 0},
+      {"tanh", [](const Tensor& x) { return ember::tanh(x); }, "torch.tanh(x)", 4e-7, 0},
+      {"sigmoid", [](const Tensor& x) { return ember::sigmoid(x); }, "torch.sigmoid(x)", 6e-7, 0},
+      {"silu", [](const Tensor& x) { return ember::silu(x); }, "F.silu(x)", 6e-7, 0},
+      // PyTorch's own float erf (not SLEEF's) is good to about 1.5e-7 absolute.
+      {"gelu", [](const Tensor& x) { return ember::gelu(x); }, "F.gelu(x)", 6e-7, 1e-6},
+      {"gelu_tanh", [](const Tensor& x) { return ember::gelu(x, "tanh"); },
+       "F.gelu(x, approximate='tanh')", 6e-7, 2e-7},
+  };
+  return cases;
+}
+
+// 2000 values over [-12, 12] and the special ones, as float64.
+Tensor op_inputs() {
+  std::vector<double> v;
+  for (int i = 0; i < 2000; ++i) v.push_back(-12.0 + 24.0 * i / 1999.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double s : {0.0, -0.0, inf, -inf, std::nan(""), 1e-40, -1e-40, 1e-300, 100.0, -100.0, -1.0,
+                   -0.9999999, 88.0, -88.0, 700.0, -700.0, 1e30, -1e30})
+    v.push_back(s);
+  return tensor(v, kDouble);
+}
+
+TEST(VecMathOps, MatchPyTorchInEveryFloatDtype) {
+  const Tensor x64 = op_inputs();
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
+    const Tensor x = x64.to(dt);
+    const bool narrow = dt == kHalf || dt == kBFloat16;
+    for (const OpCase& c : op_cases()) {
+      const std::string ctx = std::string(c.name) + " " + to_string(dt);
+      // 16-bit: PyTorch's float result rounded once, which is what Ember computes.
+      auto r = torch_run(
+          narrow ? "dt = x.dtype\nx = x.float()\ny = (" + std::string(c.torch) + ").to(dt)"
+                 : "y = " + std::string(c.torch),
+          {{"x", x}});
+      const Tensor y = c.fn(x);
+      ASSERT_EQ(y.dtype(), dt) << ctx;
+      double rtol = c.rtol32, atol = c.atol32;
+      if (dt == kDouble) rtol = 1e-14, atol = c.atol32 ? 1e-15 : 0;
+      // One rounding apart at most (gelu: PyTorch's erf error, as in float).
+      if (dt == kHalf) rtol = 0x1p-10, atol = std::max(1e-7, c.atol32);
+      if (dt == kBFloat16) rtol = 0x1p-7, atol = std::max(1e-7, c.atol32);
+      expect_close(y, r.at("y"), rtol, atol, ctx);
+      // A strided layout goes through the same kernels: bit-identical.
+      const Tensor xs = x.reshape({-1, 2}).t();
+      expect_close(c.fn(xs), c.fn(xs.contiguous()), 0, 0, ctx + " strided");
+    }
+  }
+}
+
+TEST(VecMathOps, SoftmaxRowsMatchPyTorch) {
+  // Long rows with -inf masks and very negative entries, short rows (the 128x10 of the benches),
+  // an all-masked row; in every float dtype.
+  manual_seed(42);
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{37, 1031}, std::vector<int64_t>{128, 10}}) {
+    Tensor x = randn(shape, kDouble) * 5;
+    Tensor mask = rand(shape, kDouble) < 0.2;
+    x = where(mask, full(shape, -std::numeric_limits<double>::infinity(), kDouble), x);
+    x.select(0, 3).fill_(-std::numeric_limits<double>::infinity());
+    x.select(0, 4).slice(0, 0, 5).fill_(-1e30);
+    for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
+      const Tensor xd = x.to(dt);
+      const bool narrow = dt == kHalf || dt == kBFloat16;
+      auto r = narrow ? torch_run(
+                            "y = torch.softmax(x.float(), -1).to(x.dtype)\n"
+                            "z = torch.log_softmax(x.float(), -1).to(x.dtype)",
+                            {{"x", xd}}, {"y", "z"})
+                      : torch_run("y = torch.softmax(x, -1)\nz = torch.log_softmax(x, -1)",
+                                  {{"x", xd}}, {"y", "z"});
+      const double rtol = dt == kDouble ? 1e-13 : dt == kFloat ? 2e-6 : narrow ? 0x1p-7 : 0;
+      const double atol = dt == kDouble ? 1e-15 : 1e-7;
+      const std::string ctx = std::string(to_string(dt)) + " " + std::to_string(shape[1]);
+      expect_close(softmax(xd, -1), r.at("y"), rtol, atol, "softmax " + ctx);
+      // log_softmax: absolute error follows log(sum), a few units of its last place.
+      expect_close(log_softmax(xd, -1), r.at("z"), rtol, dt == kDouble ? 1e-13 : 4e-6,
+                   "log_softmax " + ctx);
+    }
+  }
+}
+
+}  // namespace
