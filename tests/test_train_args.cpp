@@ -42,7 +42,13 @@ TEST(TrainArgs, Defaults) {
   EXPECT_FALSE(a.limit_test.has_value());
   EXPECT_FALSE(a.amp);
   EXPECT_EQ(a.amp_dtype, "auto");
+  EXPECT_FALSE(a.audit);
   EXPECT_FALSE(a.help);
+}
+
+TEST(TrainArgs, Audit) {
+  EXPECT_TRUE(et::parse_args({"--audit"}).audit);
+  EXPECT_NE(et::usage("ember-train").find("--audit"), std::string::npos);
 }
 
 TEST(TrainArgs, MixedPrecision) {

@@ -132,6 +132,24 @@ TEST(TrainE2E, MlpTwoEpochsOnASubset) {
 // The CUDA path end to end (a GPU, or simulated devices in CI): the same seed trains to the same
 // losses as on the CPU (up to summation order), on cuda:0 and on cuda:1, and the checkpoint
 // written from the device loads on the CPU.
+// --audit on the device: ember-train's own loop (pinned batches, non_blocking copies, the loss kept
+// on the device) has nothing to fix; the report covers the first 20 steps.
+TEST(TrainE2E, AuditOfTheTrainingLoopOnCuda) {
+  if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
+  if (!ember::cuda::is_available())
+    GTEST_SKIP() << "no CUDA device: " << ember::cuda::unavailable_reason();
+  const fs::path out = fresh_dir("audit");
+  const Result r =
+      run("--model mlp --epochs 1 --batch-size 32 --workers 1 --limit-train 960 "
+          "--limit-test 64 --audit --device cuda --out " +
+          out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Transfer audit: 20 steps; per step:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("host->device copies, pinned"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("No transfer or sync problems found."), std::string::npos) << r.output;
+  fs::remove_all(out);
+}
+
 TEST(TrainE2E, CudaTrainsLikeTheCpuAndItsCheckpointLoadsOnTheCpu) {
   if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
   if (!ember::cuda::is_available())

@@ -21,6 +21,7 @@ std::atomic<int> g_open_audits{0};
 
 namespace {
 thread_local const char* tls_reason = nullptr;
+thread_local int tls_audits_here = 0;
 std::atomic<int> g_sync_mode{0};
 
 // "  at function (object+offset)" lines of the caller's stack, Ember's own frames and the C
@@ -80,7 +81,13 @@ void record_kernel_launch() {
   if (active()) counters().kernel_launches += 1;
 }
 void record_cpu_op() {
-  if (active()) counters().cpu_ops += 1;
+  if (active() && tls_audits_here > 0) counters().cpu_ops += 1;
+}
+void audit_thread_enter() {
+  ++tls_audits_here;
+}
+void audit_thread_leave() {
+  --tls_audits_here;
 }
 void record_sync(bool implicit, double wait_ms) {
   if (!active()) return;

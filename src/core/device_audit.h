@@ -17,7 +17,10 @@ inline bool active() {
 enum class CopyDirection { HostToDevice, DeviceToHost, DeviceToDevice };
 EMBER_API void record_copy(CopyDirection d, size_t bytes, bool pinned, bool blocking);
 EMBER_API void record_kernel_launch();
+// Counted only on threads that opened an audit (data-loading threads work on the CPU by design).
 EMBER_API void record_cpu_op();
+void audit_thread_enter();
+void audit_thread_leave();
 // A host wait for the device: implicit ones (inside an op) or the user's own synchronize().
 EMBER_API void record_sync(bool implicit, double wait_ms);
 

@@ -112,6 +112,10 @@ TrainArgs parse_args(const std::vector<std::string>& args) {
       a.amp = true;
       continue;
     }
+    if (arg == "--audit") {
+      a.audit = true;
+      continue;
+    }
     std::string flag = arg, value;
     bool has_value = false;
     if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -164,6 +168,8 @@ std::string usage(const std::string& program) {
      << "                         gradient scaling on CUDA); parameters stay float32\n"
      << "  --amp-dtype D          auto, float16 or bfloat16 (implies --amp; float16 adds a\n"
      << "                         GradScaler)\n"
+     << "  --audit                report copies, host syncs, kernel launches and CPU ops per\n"
+     << "                         step over the first 20 steps, with findings (docs/cuda.md)\n"
      << "  -h, --help             show this message\n";
   return os.str();
 }

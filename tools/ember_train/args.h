@@ -24,6 +24,8 @@ struct TrainArgs {
   // Mixed precision (--amp): autocast in amp_dtype ("auto": bfloat16 on the CPU, float16 on
   // CUDA), with a GradScaler when it is float16.
   bool amp = false;
+  // --audit: a TransferAudit over the first kAuditSteps training steps, printed with findings.
+  bool audit = false;
   std::string amp_dtype = "auto";  // auto | float16 | bfloat16
   // Hidden (for tests and quick checks): train/test on the first N/M samples only.
   std::optional<int64_t> limit_train;

@@ -14,6 +14,9 @@
 #include "ember_train/progress.h"
 
 namespace ember::train {
+
+// Steps the --audit report covers (the first ones of the first epoch, after warm-up allocations).
+constexpr int64_t kAuditSteps = 20;
 namespace {
 
 namespace F = nn::functional;
@@ -146,6 +149,8 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
     // the GPU is not synchronised every step.
     Tensor loss_sum = zeros({}, TensorOptions().dtype(kFloat64).device(device));
     int64_t samples = 0, batch_index = 0;
+    std::optional<cuda::TransferAudit> audit;
+    if (args.audit && epoch == 1) audit.emplace();
     for (auto& batch : train_loader) {
       Tensor x = batch.data.to(device, /*non_blocking=*/true);
       Tensor y = batch.target.to(device, /*non_blocking=*/true);
@@ -164,6 +169,13 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
       ++batch_index;
       if (progress.due(batch_index)) {
         progress.update(batch_index, samples, loss_sum.item<double>() / samples);
+      }
+      if (audit) {
+        audit->step();
+        if (batch_index == kAuditSteps || batch_index == batches) {
+          out << audit->report() << std::flush;
+          audit.reset();
+        }
       }
     }
     progress.finish();
