@@ -18,31 +18,15 @@ namespace dist = ember::distributed;
 using ember::Tensor;
 using ember::testing::contains;
 using ember::testing::describe;
+using ember::testing::echo_reports;
 using ember::testing::is_rank_process;
 using ember::testing::RankLaunch;
 using ember::testing::RankResult;
+using ember::testing::report;
 using ember::testing::run_ranks;
 using namespace std::chrono_literals;
 
 namespace {
-
-// Rank processes report what they saw through their output; the parent reads it.
-void report(const std::string& what) {
-  std::printf("REPORT: %s\n", what.c_str());
-  std::fflush(stdout);
-}
-
-// Echoes a rank's reports in the parent's log, so the messages users would see are on record.
-void echo_reports(const std::vector<RankResult>& results) {
-  for (const auto& r : results) {
-    size_t pos = 0;
-    while ((pos = r.output.find("REPORT: ", pos)) != std::string::npos) {
-      size_t end = r.output.find('\n', pos);
-      std::printf("[rank %d] %s\n", r.rank, r.output.substr(pos + 8, end - pos - 8).c_str());
-      pos = end;
-    }
-  }
-}
 
 bool succeeded(const RankResult& r) {
   return r.exit_code == 0 && r.signal == 0 &&
@@ -85,6 +69,9 @@ void train_until_error(int die_rank, int die_after_steps) {
   EXPECT_TRUE(contains(again, "unusable after an earlier failure") ||
               contains(again, "exited or died"))
       << again;
+  // Leaving cleanly keeps rank 0's store up until the others have left too, so every survivor
+  // can still learn from it which rank died.
+  dist::destroy_process_group();
   std::_Exit(::testing::Test::HasFailure() ? 1 : 0);
 }
 

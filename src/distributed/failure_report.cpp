@@ -49,8 +49,14 @@ std::string describe_collective_failure(const std::string& backend, const std::s
         gone = tcp->departed_ranks();
       }
       if (!gone.empty()) {
-        cause = ranks_text(gone) + (gone.size() == 1 ? " has" : " have") +
-                " exited or died (its connection to the rendezvous store closed)";
+        // The store lists ranks in the order their connections closed: the first is the cause,
+        // the others (often ranks that failed because of it) left afterwards.
+        cause = "rank " + std::to_string(gone[0]) +
+                " has exited or died (its connection to the rendezvous store closed";
+        if (gone.size() > 1) {
+          cause += " first; then " + ranks_text({gone.begin() + 1, gone.end()}) + " left too";
+        }
+        cause += ")";
       }
     } catch (const DistError&) {
       cause = rank == 0 ? "the rendezvous store is unreachable"

@@ -45,6 +45,11 @@ int Work::source_rank() {
   return source_rank_;
 }
 
+std::chrono::steady_clock::time_point Work::finished_at() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return finished_at_;
+}
+
 void Work::set_result(std::vector<Tensor> result) {
   std::lock_guard<std::mutex> lock(mutex_);
   result_ = std::move(result);
@@ -55,6 +60,7 @@ void Work::finish(std::exception_ptr error, int source_rank) {
     std::lock_guard<std::mutex> lock(mutex_);
     error_ = std::move(error);
     source_rank_ = source_rank;
+    finished_at_ = std::chrono::steady_clock::now();
     completed_ = true;
   }
   done_cv_.notify_all();

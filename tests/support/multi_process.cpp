@@ -106,8 +106,12 @@ std::vector<RankResult> run_ranks(const RankLaunch& launch, const std::function<
     }
     std::vector<std::string> argv;
     if (launch.command_prefix) argv = launch.command_prefix(rank);
-    argv.push_back(exe);
-    argv.push_back(filter);
+    if (launch.command.empty()) {
+      argv.push_back(exe);
+      argv.push_back(filter);
+    } else {
+      argv.insert(argv.end(), launch.command.begin(), launch.command.end());
+    }
     char log_template[] = "/tmp/ember_rank_XXXXXX";
     int log_fd = ::mkstemp(log_template);
     pid_t pid = ::fork();
@@ -170,6 +174,23 @@ std::vector<RankResult> run_ranks(const RankLaunch& launch, const std::function<
     ::unlink(children[i].log.c_str());
   }
   return results;
+}
+
+void report(const std::string& what) {
+  std::printf("REPORT: %s\n", what.c_str());
+  std::fflush(stdout);
+}
+
+void echo_reports(const std::vector<RankResult>& results) {
+  for (const auto& r : results) {
+    size_t pos = 0;
+    while ((pos = r.output.find("REPORT: ", pos)) != std::string::npos) {
+      size_t end = r.output.find('\n', pos);
+      if (end == std::string::npos) end = r.output.size();
+      std::printf("[rank %d] %s\n", r.rank, r.output.substr(pos + 8, end - pos - 8).c_str());
+      pos = end;
+    }
+  }
 }
 
 std::string describe(const RankResult& r) {

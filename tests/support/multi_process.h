@@ -41,6 +41,9 @@ struct RankLaunch {
   // Extra environment for every rank / for one rank (overrides the defaults).
   std::map<std::string, std::string> env;
   std::function<std::map<std::string, std::string>(int rank)> env_for_rank;
+  // A program to start instead of this test (e.g. a Python peer); its ranks report through their
+  // exit status only.
+  std::vector<std::string> command;
   // A command to run the rank under (e.g. {"ip", "netns", "exec", "ns0"}).
   std::function<std::vector<std::string>(int rank)> command_prefix;
 };
@@ -57,6 +60,10 @@ std::vector<RankResult> run_ranks(const RankLaunch& launch, const std::function<
 // Every rank exited with status 0 after running its test (prints the output of those that did
 // not).
 void expect_ranks_succeeded(const std::vector<RankResult>& results);
+// In a rank: prints "REPORT: <what>" for the parent to echo. In the parent: prints every rank's
+// reports as "[rank r] <what>", so the messages and figures ranks saw are in the test's log.
+void report(const std::string& what);
+void echo_reports(const std::vector<RankResult>& results);
 // A rank's output, for failure messages.
 std::string describe(const RankResult& r);
 

@@ -32,6 +32,8 @@ class EMBER_API Work {
   const std::string& op_name() const { return op_name_; }
   // For recv from any source: the rank the message came from (-1 otherwise).
   int source_rank();
+  // When the operation completed (the epoch of steady_clock until then).
+  std::chrono::steady_clock::time_point finished_at();
 
   // Called once by whoever ran the operation.
   void finish(std::exception_ptr error = nullptr, int source_rank = -1);
@@ -45,6 +47,7 @@ class EMBER_API Work {
   std::exception_ptr error_;
   std::vector<Tensor> result_;
   int source_rank_ = -1;
+  std::chrono::steady_clock::time_point finished_at_{};
 };
 
 }  // namespace ember::distributed

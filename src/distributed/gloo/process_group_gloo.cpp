@@ -13,6 +13,8 @@
 #include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
 
+#include <signal.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
@@ -234,6 +236,13 @@ ProcessGroupGloo::ProcessGroupGloo(const std::shared_ptr<Store>& store, int rank
   EMBER_CHECK(store != nullptr, ValueError, "ProcessGroupGloo: the store is null");
   EMBER_CHECK(size >= 1 && rank >= 0 && rank < size, ValueError, "ProcessGroupGloo: rank ", rank,
               " is out of range for world size ", size);
+  // Gloo writes to its peers without MSG_NOSIGNAL: a peer that died would kill this process
+  // with SIGPIPE instead of failing the collective (Python, and so PyTorch, ignores SIGPIPE).
+  // A handler the program installed itself is left alone.
+  struct sigaction current {};
+  if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+    ::signal(SIGPIPE, SIG_IGN);
+  }
   impl_->store = store;
   impl_->rank = rank;
   impl_->size = size;
