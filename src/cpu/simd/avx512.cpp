@@ -41,6 +41,10 @@ struct F32x16 {
   static R select_negative(R x, R a, R b) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a);
   }
+  static R round(R a) {
+    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
+  static R scale(R u, R q) { return _mm512_scalef_ps(u, q); }
   static T reduce_add(R v) { return _mm512_reduce_add_ps(v); }
   static T reduce_max(R v) { return _mm512_reduce_max_ps(v); }
   static T scalar_log(T v) { return ::logf(v); }

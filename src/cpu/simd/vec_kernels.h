@@ -4,7 +4,8 @@
 // of W lanes of T: load/store, load_n/store_n (the first n lanes, the rest of a load filled with a
 // value), set1, arithmetic, max (the second operand where either is NaN), reduce_add/reduce_max
 // and SLEEF's exp/log/log1p/tanh/erf; for float also fmadd a*b+c, fmsub a*b-c, fnmadd c-a*b, abs,
-// min and select_negative(x, a, b) (a where x < 0, else b), which gelu_f32 uses.
+// min, select_negative(x, a, b) (a where x < 0, else b), round (to nearest integer) and
+// scale(u, q) = u * 2^q, which gelu_f32 uses.
 //
 // Only this header, <immintrin.h> and <sleef.h> may be included next to it: any inline function
 // of another header would be compiled with the ISA's flags and could be the copy the linker keeps
@@ -79,30 +80,48 @@ struct Ops {
   // fitted with mpmath, `chebyfit(G, [-1, 8/14], 10)`, to 8e-9 relative on w in [0, 11]. x^2 keeps
   // its rounding error (fma), which exp(-x^2 / 2) would otherwise magnify by x^2 / 2. The result is
   // within 6 ulp over the whole range (tests/test_cpu_vector_math.cpp); SLEEF's 1-ulp erf in the
-  // functor's formula costs four times as much here, and PyTorch's own erf (1.5e-7 absolute) is as
-  // inexact as the formula in the tail.
+  // functor's formula costs five times as much as this whole function, and PyTorch's own erf
+  // (1.5e-7 absolute) is as inexact as the formula in the tail.
   static R gelu_f32(R x) {
-    static constexpr float kG[] = {-3.318628296e-04f, -4.936284386e-04f, 3.082170850e-03f,
-                                   -1.217948622e-03f, -2.683879435e-02f, 1.195269078e-01f,
-                                   -3.104663491e-01f, 5.902284980e-01f,  -8.833944798e-01f,
-                                   1.074006915e+00f};
+    // G(q) / 2, highest power first.
+    static constexpr float kHalfG[] = {-1.659314148e-04f, -2.468142193e-04f, 1.541085425e-03f,
+                                       -6.089743110e-04f, -1.341939718e-02f, 5.976345390e-02f,
+                                       -1.552331746e-01f, 2.951142490e-01f,  -4.416972399e-01f,
+                                       5.370034575e-01f};
     // Beyond |x| = 15, Phi(-|x|) is below the smallest float: c = 0. The clamp also keeps inf out
     // of q; NaN becomes 15 here and stays NaN through the final product.
     const R ax = V::min(V::abs(x), V::set1(15.0f));
-    const R minus_half = V::set1(-0.5f);
-    const R s = V::mul(ax, ax);
-    const R e0 = V::exp(V::mul(s, minus_half));
-    const R e = V::fmadd(e0, V::mul(V::fmsub(ax, ax, s), minus_half), e0);  // e0 * (1 - err / 2)
-    const R w = V::mul(ax, V::set1(0.70710678118654752440f)), k = V::set1(3.0f);
-    const R d = V::div(V::set1(1.0f), V::add(w, k));
-    const R q = V::mul(V::sub(w, k), d);
-    R g = V::set1(kG[0]);
-    for (int i = 1; i < 10; ++i) g = V::fmadd(g, q, V::set1(kG[i]));
-    const R half_r = V::mul(g, V::mul(d, V::set1(0.5f)));
-    // x < 0: (x * G d / 2) * e, so a subnormal e does not cost the product its digits.
+    const R minus_half_ax = V::mul(ax, V::set1(-0.5f));
+    const R a = V::mul(minus_half_ax, ax);          // -x^2 / 2, rounded
+    const R a_lo = V::fmsub(minus_half_ax, ax, a);  // and what the rounding lost
+    const R e = exp_nonpositive(a, a_lo);           // exp(-x^2 / 2)
+    const R rsqrt2 = V::set1(0.70710678118654752440f), three = V::set1(3.0f);
+    const R d = V::div(V::set1(1.0f), V::fmadd(ax, rsqrt2, three));  // 1 / (w + 3)
+    const R q = V::mul(V::fmsub(ax, rsqrt2, three), d);              // (w - 3) / (w + 3)
+    R g = V::set1(kHalfG[0]);
+    for (int i = 1; i < 10; ++i) g = V::fmadd(g, q, V::set1(kHalfG[i]));
+    const R half_r = V::mul(g, d);  // erfcx(w) / 2
+    // x < 0: (x * erfcx(w) / 2) * e, so a subnormal e does not cost the product its digits.
     const R neg = V::mul(V::mul(x, half_r), e);
     const R pos = V::mul(x, V::fnmadd(half_r, e, V::set1(1.0f)));
     return V::select_negative(x, neg, pos);
+  }
+
+  // e^(a + a_lo) for a in [-113, 0], inline: SLEEF's expf algorithm (xexpf: a two-constant
+  // reduction by ln 2 and its degree-6 polynomial, 1 ulp) without the call, which in gelu costs as
+  // much as all the rest; V::scale multiplies by 2^q in one rounding, subnormal results included.
+  // a_lo is a small correction to a (|a_lo| <= ulp(a)), added after the reduction.
+  static R exp_nonpositive(R a, R a_lo) {
+    const R q = V::round(V::mul(a, V::set1(1.44269504088896341f)));
+    R s = V::fmadd(q, V::set1(-0.693145751953125f), a);
+    s = V::add(V::fmadd(q, V::set1(-1.428606765330187045e-06f), s), a_lo);
+    static constexpr float kP[] = {0.000198527617612853646278381f, 0.00139304355252534151077271f,
+                                   0.00833336077630519866943359f,  0.0416664853692054748535156f,
+                                   0.166666671633720397949219f,    0.5f};
+    R u = V::set1(kP[0]);
+    for (int i = 1; i < 6; ++i) u = V::fmadd(u, s, V::set1(kP[i]));
+    u = V::add(V::set1(1.0f), V::fmadd(V::mul(s, s), u, s));
+    return V::scale(u, q);
   }
 
   // 0.5 x (1 + tanh(t)), t = sqrt(2/pi) (x + 0.044715 x^3), written as x / (1 + exp(-2t)): the
