@@ -18,6 +18,7 @@ struct AutogradMeta;
 struct EMBER_API StorageImpl : RefCounted {
   StorageImpl(DataPtr d, size_t n, bool is_pinned)
       : data(std::move(d)), nbytes(n), pinned(is_pinned) {}
+  ~StorageImpl() override;  // reports the free to a profile that records memory
   DataPtr data;
   size_t nbytes;
   bool pinned;

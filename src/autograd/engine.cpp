@@ -7,6 +7,7 @@
 #include "amp/autocast_hook.h"
 #include "autograd/node_impl.h"
 #include "ember/ops.h"
+#include "profiler/evaluate_function.h"
 
 namespace ember::autograd {
 
@@ -172,7 +173,11 @@ void run_backward(const std::vector<Edge>& roots, variable_list root_grads, bool
       if (dynamic_cast<AccumulateGrad*>(n)) continue;
     }
     if (grads.size() < n->num_outputs()) grads.resize(n->num_outputs());
-    variable_list out = n->apply(std::move(grads));
+    variable_list out;
+    {
+      profiler::detail::EvaluateFunctionRange range(*n);  // for a profile: each node's ops
+      out = n->apply(std::move(grads));
+    }
     if (!retain_graph) n->release_variables();
     const auto& edges = n->next_edges();
     for (size_t i = 0; i < edges.size() && i < out.size(); ++i) deliver(edges[i], out[i]);

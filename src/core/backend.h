@@ -3,8 +3,8 @@
 // have already checked devices and dtypes, promoted, broadcast (zero strides) and allocated `out`.
 #include <cstdint>
 #include <vector>
-#include "core/device_audit.h"
 
+#include "core/device_audit.h"
 #include "core/ops_list.h"
 #include "core/window2d.h"
 #include "ember/tensor.h"
@@ -90,10 +90,19 @@ class Backend {
 EMBER_API Backend& cpu_backend();
 // Implemented by src/cuda (the real backend) or src/cuda_stub (throws, saying why).
 EMBER_API Backend& cuda_backend();
+// While a profile records: a wrapper of `b` that records every call as an op
+// (src/profiler/profiled_backend.cpp; a method added to Backend is added there too); else `b`.
+EMBER_API Backend& recording_backend(Backend& b);
+// `b` as the profiler wants to see it, for code that picks a backend itself.
+inline Backend& observed(Backend& b) {
+  return audit::active() ? recording_backend(b) : b;
+}
+// One relaxed load when no audit or profile is open.
 inline Backend& backend_for(Device d) {
-  if (d.is_cuda()) return cuda_backend();
-  audit::record_cpu_op();  // for TransferAudit's "ops ran on the CPU" (a load when none is open)
-  return cpu_backend();
+  if (!audit::active()) return d.is_cuda() ? cuda_backend() : cpu_backend();
+  if (d.is_cuda()) return recording_backend(cuda_backend());
+  audit::record_cpu_op();  // for TransferAudit's "ops ran on the CPU"
+  return recording_backend(cpu_backend());
 }
 inline Backend& backend_for(const Tensor& t) {
   return backend_for(t.device());

@@ -1,10 +1,12 @@
 #pragma once
-// What the backends report to the transfer audit and to the sync debug mode (ember::cuda::
-// TransferAudit, set_sync_debug_mode): copies between host and device, host syncs, kernel
-// launches, ops run on the CPU. Counting costs one relaxed load when no audit is open.
+// What the backends report to the transfer audit, the sync debug mode and the profiler
+// (ember::cuda::TransferAudit, set_sync_debug_mode, ember::profiler::profile): copies between
+// host and device, host syncs, kernel launches, ops run on the CPU, tensor memory. Each hook
+// costs one relaxed load when no audit or profile is open (a profile counts as one).
 #include <atomic>
 #include <cstddef>
 
+#include "ember/device.h"
 #include "ember/macros.h"
 
 namespace ember::audit {
@@ -22,7 +24,18 @@ EMBER_API void record_cpu_op();
 void audit_thread_enter();
 void audit_thread_leave();
 // A host wait for the device: implicit ones (inside an op) or the user's own synchronize().
-EMBER_API void record_sync(bool implicit, double wait_ms);
+// `call` is the CUDA call that waited, `what` the operation (as for before_implicit_sync).
+EMBER_API void record_sync(bool implicit, double wait_ms,
+                           const char* call = "cudaStreamSynchronize", const char* what = nullptr);
+// A tensor's storage allocated or freed (for the profiler's memory events).
+EMBER_API void record_alloc_slow(const void* p, size_t bytes, Device device);
+EMBER_API void record_free_slow(const void* p);
+inline void record_alloc(const void* p, size_t bytes, Device device) {
+  if (active()) record_alloc_slow(p, bytes, device);
+}
+inline void record_free(const void* p) {
+  if (active()) record_free_slow(p);
+}
 
 // Why the current thread is about to wait, for the sync debug mode's message ("item()",
 // "printing a tensor"); the innermost reason wins.

@@ -105,7 +105,7 @@ Tensor Tensor::pin_memory() const {
               "' memory: only CPU tensors can be pinned");
   if (is_pinned()) return *this;
   Tensor out = make_empty(sizes(), dtype(), Device(kCPU), /*pinned=*/true);
-  cpu_backend().copy(out, *this, false);
+  observed(cpu_backend()).copy(out, *this, false);
   return out;
 }
 
@@ -158,9 +158,9 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   EMBER_CHECK(lead >= 0, ValueError, "copy_: the source of shape ", src.sizes(),
               " cannot be broadcast to the destination shape ", sizes());
   if (is_cuda() || src.is_cuda()) {
-    cuda_backend().copy(*this, src, non_blocking);
+    observed(cuda_backend()).copy(*this, src, non_blocking);
   } else {
-    cpu_backend().copy(*this, src, non_blocking);
+    observed(cpu_backend()).copy(*this, src, non_blocking);
   }
   bump_version();
   if (autograd::needs_grad({*this, src})) {

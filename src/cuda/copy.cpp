@@ -21,7 +21,8 @@ void wait_for(cudaStream_t stream, const char* what) {
   EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));
   audit::record_sync(
       /*implicit=*/true,
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+      "cudaStreamSynchronize", what);
 }
 
 bool dense_match(const Tensor& t, const Tensor& like) {

@@ -1,4 +1,5 @@
 // torch.cuda.Event: record on a stream, query, synchronize, elapsed_time, wait.
+#include <chrono>
 #include <utility>
 
 #include "core/device_audit.h"
@@ -68,8 +69,12 @@ bool Event::query() const {
 
 void Event::synchronize() const {
   if (!event_) return;
-  audit::record_sync(/*implicit=*/false, 0);
+  const auto t0 = std::chrono::steady_clock::now();
   EMBER_CUDA_CHECK(cudaEventSynchronize(ev(event_)));
+  audit::record_sync(
+      /*implicit=*/false,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+      "cudaEventSynchronize");
 }
 
 float Event::elapsed_time(const Event& end) const {

@@ -136,7 +136,8 @@ void synchronize(int device) {
   EMBER_CUDA_CHECK(cudaDeviceSynchronize());
   audit::record_sync(
       /*implicit=*/false,
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+      "cudaDeviceSynchronize");
 }
 
 std::pair<size_t, size_t> mem_get_info(int device) {

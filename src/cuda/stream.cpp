@@ -3,6 +3,7 @@
 // stream per device, and the stream and device guards.
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -94,8 +95,12 @@ bool Stream::query() const {
 
 void Stream::synchronize() const {
   DeviceGuard guard(device_index());
-  audit::record_sync(/*implicit=*/false, 0);
+  const auto t0 = std::chrono::steady_clock::now();
   EMBER_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(handle_)));
+  audit::record_sync(
+      /*implicit=*/false,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+      "cudaStreamSynchronize");
 }
 
 Stream getStreamFromPool(bool isHighPriority, int device) {

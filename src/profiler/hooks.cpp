@@ -1,0 +1,88 @@
+// The hooks' side of the profiler: each event is charged to the innermost range of the thread.
+#include "profiler/hooks.h"
+
+#include "core/device_audit.h"
+#include "profiler/range.h"
+
+namespace ember::profiler::detail {
+namespace {
+
+// The innermost open range of this thread that belongs to `s`.
+Range* innermost_of(const Session* s) {
+  for (Range* r = Range::innermost(); r; r = r->outer()) {
+    if (r->session() == s) return r;
+  }
+  return nullptr;
+}
+
+const char* direction_name(audit::CopyDirection d) {
+  switch (d) {
+    case audit::CopyDirection::HostToDevice:
+      return "HtoD";
+    case audit::CopyDirection::DeviceToHost:
+      return "DtoH";
+    case audit::CopyDirection::DeviceToDevice:
+      return "DtoD";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void on_copy(audit::CopyDirection direction, size_t bytes, bool pinned, bool blocking) {
+  std::shared_ptr<Session> s = current_session();
+  if (!s) return;
+  Range* r = innermost_of(s.get());
+  s->add_copy(CopyEvent{s->to_us(now_ns()), direction_name(direction), static_cast<int64_t>(bytes),
+                        pinned, blocking, current_thread_id(), r ? r->event().id : -1});
+}
+
+void on_kernel_launch() {
+  std::shared_ptr<Session> s = current_session();
+  if (!s) return;
+  if (Range* r = innermost_of(s.get())) r->event().kernel_launches += 1;
+}
+
+void on_sync(bool implicit, double wait_ms, const char* call, const char* what) {
+  if (InternalScope::active()) return;
+  std::shared_ptr<Session> s = current_session();
+  if (!s) return;
+  const int64_t end = now_ns();
+  FunctionEvent ev;
+  ev.id = s->next_id();
+  Range* r = innermost_of(s.get());
+  ev.parent = r ? r->event().id : -1;
+  ev.name = call;
+  ev.kind = EventKind::Sync;
+  ev.thread = current_thread_id();
+  ev.start_us = s->to_us(end - static_cast<int64_t>(wait_ms * 1e6));
+  ev.end_us = s->to_us(end);
+  const char* reason = audit::SyncReason::current();
+  ev.sync_reason = reason ? reason : (what ? what : "");
+  ev.sync_implicit = implicit;
+  s->add_event(std::move(ev), nullptr);
+}
+
+void on_alloc(const void* p, size_t bytes, Device device) {
+  std::shared_ptr<Session> s = current_session();
+  if (!s || !s->profile_memory || !p || bytes == 0) return;
+  Range* r = innermost_of(s.get());
+  s->on_alloc(p, bytes, device, r ? r->event().id : -1);
+  if (r) {
+    (device.is_cuda() ? r->event().self_cuda_memory_usage : r->event().self_cpu_memory_usage) +=
+        static_cast<int64_t>(bytes);
+  }
+}
+
+void on_free(const void* p) {
+  std::shared_ptr<Session> s = current_session();
+  if (!s || !s->profile_memory || !p) return;
+  Range* r = innermost_of(s.get());
+  int64_t bytes = 0;
+  Device device(kCPU);
+  if (!s->on_free(p, r ? r->event().id : -1, &bytes, &device) || !r) return;
+  (device.is_cuda() ? r->event().self_cuda_memory_usage : r->event().self_cpu_memory_usage) -=
+      bytes;
+}
+
+}  // namespace ember::profiler::detail

@@ -1,0 +1,18 @@
+#pragma once
+// What the backends' audit hooks (core/device_audit.h) pass on to a recording profile: copies,
+// kernel launches, host syncs, and tensor memory. Called only while enabled().
+#include <cstddef>
+
+#include "core/device_audit.h"
+#include "ember/device.h"
+
+namespace ember::profiler::detail {
+
+void on_copy(audit::CopyDirection direction, size_t bytes, bool pinned, bool blocking);
+void on_kernel_launch();
+// `call` names the CUDA call ("cudaStreamSynchronize"), `what` why it happened, when known.
+void on_sync(bool implicit, double wait_ms, const char* call, const char* what);
+void on_alloc(const void* p, size_t bytes, Device device);
+void on_free(const void* p);
+
+}  // namespace ember::profiler::detail

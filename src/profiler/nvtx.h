@@ -1,0 +1,9 @@
+#pragma once
+// NVTX ranges (Nsight Systems shows the profiler's names): src/cuda/nvtx.cpp on real CUDA
+// builds; nothing on the simulator and without CUDA (src/cuda_stub/nvtx.cpp).
+namespace ember::profiler::detail {
+
+void nvtx_range_push(const char* name);
+void nvtx_range_pop();
+
+}  // namespace ember::profiler::detail

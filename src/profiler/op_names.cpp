@@ -1,0 +1,48 @@
+// "ember::" + the snake_case form of each op's enum name (GeluTanh -> ember::gelu_tanh).
+#include "profiler/op_names.h"
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+namespace ember::profiler::detail {
+namespace {
+
+std::string profiler_name(const char* camel) {
+  std::string out = "ember::";
+  for (const char* c = camel; *c; ++c) {
+    if (std::isupper(static_cast<unsigned char>(*c))) {
+      if (c != camel) out += '_';
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+    } else {
+      out += *c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> names(std::initializer_list<const char*> camel) {
+  std::vector<std::string> out;
+  for (const char* c : camel) out.push_back(profiler_name(c));
+  return out;
+}
+
+#define EMBER_OP_NAME(name, functor) #name,
+const std::vector<std::string> kUnary = names({EMBER_UNARY_OPS(EMBER_OP_NAME)});
+const std::vector<std::string> kBinary = names({EMBER_BINARY_OPS(EMBER_OP_NAME)});
+const std::vector<std::string> kReduce = names({EMBER_REDUCE_OPS(EMBER_OP_NAME)});
+#undef EMBER_OP_NAME
+
+}  // namespace
+
+const char* op_name(UnaryOp op) {
+  return kUnary.at(static_cast<size_t>(op)).c_str();
+}
+const char* op_name(BinaryOp op) {
+  return kBinary.at(static_cast<size_t>(op)).c_str();
+}
+const char* op_name(ReduceOp op) {
+  return kReduce.at(static_cast<size_t>(op)).c_str();
+}
+
+}  // namespace ember::profiler::detail

@@ -1,0 +1,506 @@
+// ember::profiler on every device (the CPU and each CUDA device, simulated or real): ops with
+// their shapes and device, record_function nesting, steps, backward nodes, CUDA times from
+// events, copies, syncs, memory events whose totals return to the start, the Chrome trace
+// (parsed back as JSON) and PyTorch's summary table.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "ember/ember.h"
+#include "ember/profiler.h"
+#include "support/test_util.h"
+
+namespace ember {
+namespace {
+
+using json = nlohmann::json;
+using profiler::EventKind;
+using profiler::FunctionEvent;
+using profiler::ProfileOptions;
+using profiler::ProfilerActivity;
+
+std::vector<const FunctionEvent*> named(const std::vector<FunctionEvent>& evs,
+                                        const std::string& name) {
+  std::vector<const FunctionEvent*> out;
+  for (const auto& e : evs) {
+    if (e.name == name) out.push_back(&e);
+  }
+  return out;
+}
+
+const FunctionEvent* by_id(const std::vector<FunctionEvent>& evs, int64_t id) {
+  for (const auto& e : evs) {
+    if (e.id == id) return &e;
+  }
+  return nullptr;
+}
+
+// True when `inner`'s parent chain reaches `outer`.
+bool inside(const std::vector<FunctionEvent>& evs, const FunctionEvent& inner,
+            const FunctionEvent& outer) {
+  for (const FunctionEvent* e = by_id(evs, inner.parent); e; e = by_id(evs, e->parent)) {
+    if (e->id == outer.id) return true;
+  }
+  return false;
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("ember_profiler_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  return json::parse(in);
+}
+
+ProfileOptions all_options() {
+  return ProfileOptions().record_shapes(true).profile_memory(true);
+}
+
+class Profiler : public ::testing::TestWithParam<Device> {};
+
+TEST_P(Profiler, OpsCarryNameShapesDeviceAndGpuTime) {
+  const Device d = GetParam();
+  Tensor a = ones({2, 3}, TensorOptions().device(d));
+  Tensor b = ones({3, 4}, TensorOptions().device(d));
+  profiler::profile prof(all_options());
+  Tensor c = relu(matmul(a, b) + 1.0);
+  Tensor s = c.sum();
+  const auto& evs = prof.events();
+
+  auto adds = named(evs, "ember::add");
+  ASSERT_EQ(adds.size(), 1u);
+  EXPECT_EQ(adds[0]->kind, EventKind::Op);
+  EXPECT_EQ(adds[0]->device, d);
+  ASSERT_EQ(adds[0]->input_shapes.size(), 2u);
+  EXPECT_EQ(adds[0]->input_shapes[0], (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(adds[0]->input_dtypes[0], "Float");
+  auto mms = named(evs, "ember::mm");
+  ASSERT_EQ(mms.size(), 1u);
+  EXPECT_EQ(mms[0]->input_shapes[0], (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(mms[0]->input_shapes[1], (std::vector<int64_t>{1, 3, 4}));
+  ASSERT_EQ(named(evs, "ember::relu").size(), 1u);
+  ASSERT_EQ(named(evs, "ember::sum").size(), 1u);
+  for (const auto& e : evs) {
+    EXPECT_LE(e.start_us, e.end_us) << e.name;
+    EXPECT_GE(e.start_us, 0) << e.name;
+    EXPECT_EQ(e.thread, evs.front().thread);
+    if (e.kind != EventKind::Op) continue;
+    EXPECT_EQ(e.device, d) << e.name;
+    EXPECT_EQ(e.has_cuda_time, d.is_cuda()) << e.name;
+    if (d.is_cuda()) {
+      EXPECT_GE(e.kernel_launches, 1) << e.name;
+      EXPECT_LE(e.cuda_start_us, e.cuda_end_us) << e.name;
+      // The GPU runs an op after the host queued it.
+      EXPECT_GE(e.cuda_start_us, e.start_us - 50.0) << e.name;
+    } else {
+      EXPECT_EQ(e.kernel_launches, 0) << e.name;
+    }
+  }
+}
+
+TEST_P(Profiler, ShapesOnlyWhenAsked) {
+  const Device d = GetParam();
+  Tensor a = ones({5}, TensorOptions().device(d));
+  profiler::profile prof(ProfileOptions().record_shapes(false));
+  Tensor b = a * a;
+  auto muls = named(prof.events(), "ember::mul");
+  ASSERT_EQ(muls.size(), 1u);
+  EXPECT_TRUE(muls[0]->input_shapes.empty());
+  EXPECT_EQ(muls[0]->device, d);
+}
+
+TEST_P(Profiler, RecordFunctionRangesNest) {
+  const Device d = GetParam();
+  Tensor x = ones({4, 4}, TensorOptions().device(d));
+  profiler::profile prof(all_options());
+  {
+    profiler::record_function outer("outer");
+    Tensor y = x * 2.0;
+    {
+      profiler::record_function inner("inner");
+      Tensor z = y.exp();
+    }
+  }
+  const auto& evs = prof.events();
+  auto outer = named(evs, "outer"), inner = named(evs, "inner");
+  ASSERT_EQ(outer.size(), 1u);
+  ASSERT_EQ(inner.size(), 1u);
+  EXPECT_EQ(outer[0]->kind, EventKind::UserAnnotation);
+  EXPECT_EQ(inner[0]->parent, outer[0]->id);
+  EXPECT_EQ(outer[0]->parent, -1);
+  auto exps = named(evs, "ember::exp"), muls = named(evs, "ember::mul");
+  ASSERT_EQ(exps.size(), 1u);
+  ASSERT_EQ(muls.size(), 1u);
+  EXPECT_EQ(exps[0]->parent, inner[0]->id);
+  EXPECT_EQ(muls[0]->parent, outer[0]->id);
+  EXPECT_LE(outer[0]->start_us, inner[0]->start_us);
+  EXPECT_GE(outer[0]->end_us, inner[0]->end_us);
+  EXPECT_LE(inner[0]->start_us, exps[0]->start_us);
+  EXPECT_GE(inner[0]->end_us, exps[0]->end_us);
+}
+
+TEST_P(Profiler, StepsBecomeProfilerStepRanges) {
+  const Device d = GetParam();
+  Tensor x = ones({3}, TensorOptions().device(d));
+  profiler::profile prof;
+  for (int i = 0; i < 3; ++i) {
+    Tensor y = x + static_cast<double>(i);
+    prof.step();
+  }
+  const auto& evs = prof.events();
+  for (int i = 0; i < 3; ++i) {
+    auto steps = named(evs, "ProfilerStep#" + std::to_string(i));
+    ASSERT_EQ(steps.size(), 1u) << i;
+    int adds_inside = 0;
+    for (const FunctionEvent* add : named(evs, "ember::add"))
+      adds_inside += add->parent == steps[0]->id;
+    EXPECT_EQ(adds_inside, 1) << "step " << i;
+  }
+}
+
+TEST_P(Profiler, BackwardNodesAreRangesAroundTheirOps) {
+  const Device d = GetParam();
+  Tensor w = ones({3}, TensorOptions().device(d).requires_grad(true));
+  Tensor x = full({3}, 2.0, TensorOptions().device(d));
+  profiler::profile prof;
+  Tensor loss = (w * x).sum();
+  loss.backward();
+  const auto& evs = prof.events();
+  auto nodes = named(evs, "autograd::engine::evaluate_function: MulBackward0");
+  ASSERT_EQ(nodes.size(), 1u);
+  int muls_inside = 0;
+  for (const FunctionEvent* m : named(evs, "ember::mul")) muls_inside += inside(evs, *m, *nodes[0]);
+  EXPECT_GE(muls_inside, 1);
+  ASSERT_EQ(named(evs, "autograd::engine::evaluate_function: SumBackward0").size(), 1u);
+}
+
+TEST_P(Profiler, MemoryEventsAndTotalsReturnToTheStart) {
+  const Device d = GetParam();
+  Tensor before = ones({100}, TensorOptions().device(d));  // allocated before: its free is not
+  profiler::profile prof(all_options());
+  {
+    profiler::record_function r("make");
+    Tensor a = zeros({256}, TensorOptions().device(d));  // 1 KiB
+    Tensor b = a + 1.0;
+    before = Tensor();
+  }
+  const auto& mem = prof.memory_events();
+  // The running total of each device (the scalar 1.0 is a 0-dim CPU tensor: cpu events too).
+  std::map<std::string, int64_t> sum;
+  std::vector<int64_t> on_device;
+  for (const auto& m : mem) {
+    sum[m.device.str()] += m.bytes;
+    EXPECT_EQ(m.total_allocated, sum[m.device.str()]) << m.device;
+    EXPECT_NE(m.address, 0u);
+    EXPECT_NE(m.op, -1);  // charged to a range
+    if (m.device == d && (m.bytes == 1024 || m.bytes == -1024)) on_device.push_back(m.bytes);
+  }
+  for (const auto& [device, total] : sum) EXPECT_EQ(total, 0) << device;
+  // zeros and the sum (1 KiB each) allocated, then both freed; `before` is not reported.
+  ASSERT_EQ(on_device.size(), 4u);
+  EXPECT_EQ(on_device[0], 1024);
+  EXPECT_EQ(on_device[1], 1024);
+  EXPECT_EQ(on_device[2] + on_device[3], -2048);
+  // Allocated and freed inside "make": no net memory, in total or its own.
+  const auto avg = prof.key_averages();
+  const auto& make = avg.at("make");
+  EXPECT_EQ(make.cpu_memory_usage, 0);
+  EXPECT_EQ(make.cuda_memory_usage, 0);
+  EXPECT_EQ(d.is_cuda() ? avg.at("ember::add").self_cuda_memory_usage
+                        : avg.at("ember::add").self_cpu_memory_usage,
+            0);  // the output is allocated before the backend call, in "make" itself
+  EXPECT_EQ(d.is_cuda() ? make.self_cuda_memory_usage : make.self_cpu_memory_usage, 0);
+  const std::string table = avg.table();
+  EXPECT_NE(table.find("CPU Mem"), std::string::npos) << table;
+  EXPECT_EQ(table.find("CUDA Mem") != std::string::npos, d.is_cuda()) << table;
+}
+
+TEST_P(Profiler, ChromeTraceHasOpsRangesGpuTimeMemoryAndCopies) {
+  const Device d = GetParam();
+  Tensor host = arange(64, TensorOptions().dtype(kFloat));
+  const std::string path = temp_path("trace_" + d.str() + ".json");
+  {
+    profiler::profile prof(all_options());
+    {
+      profiler::record_function step("train_step");
+      Tensor x = host.to(d);
+      Tensor y = (x * x).sum();
+      float v = y.item<float>();
+      EXPECT_EQ(v, 85344.0f);
+    }
+    prof.export_chrome_trace(path);
+  }
+  const json doc = read_json(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(doc.contains("traceEvents"));
+  const json& evs = doc["traceEvents"];
+  const int64_t pid = ::getpid();
+  const json* step = nullptr;
+  std::vector<const json*> ops, kernels, memory, counters, copies, syncs, flows;
+  for (const json& e : evs) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("name") && e.contains("pid")) << e.dump();
+    const std::string ph = e["ph"], name = e["name"];
+    if (ph == "M") continue;
+    ASSERT_TRUE(e.contains("ts")) << e.dump();
+    if (ph == "X") {
+      ASSERT_TRUE(e.contains("dur") && e.contains("tid") && e.contains("cat")) << e.dump();
+      EXPECT_GE(e["dur"].get<double>(), 0.0) << e.dump();
+      const std::string cat = e["cat"];
+      if (name == "train_step") step = &e;
+      if (cat == "cpu_op") ops.push_back(&e);
+      if (cat == "kernel" || cat == "gpu_memcpy") kernels.push_back(&e);
+      if (cat == "cuda_sync") syncs.push_back(&e);
+    } else if (ph == "i" && name == "[memory]") {
+      memory.push_back(&e);
+    } else if (ph == "i") {
+      copies.push_back(&e);
+    } else if (ph == "C") {
+      counters.push_back(&e);
+    } else if (ph == "s" || ph == "f") {
+      flows.push_back(&e);
+    }
+  }
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ((*step)["pid"], pid);
+  const double t0 = (*step)["ts"], t1 = t0 + (*step)["dur"].get<double>();
+  bool saw_mul = false;
+  for (const json* op : ops) {
+    EXPECT_EQ((*op)["pid"], pid);
+    EXPECT_EQ((*op)["tid"], (*step)["tid"]);
+    // Every op ran inside the record_function range.
+    EXPECT_GE((*op)["ts"].get<double>(), t0);
+    EXPECT_LE((*op)["ts"].get<double>() + (*op)["dur"].get<double>(), t1 + 1e-3);
+    const json& args = (*op)["args"];
+    ASSERT_TRUE(args.contains("device")) << op->dump();
+    if ((*op)["name"] == "ember::mul") {
+      saw_mul = true;
+      EXPECT_EQ(args["device"], d.str());
+      EXPECT_EQ(args["Input Dims"], json::parse("[[64], [64]]"));
+      EXPECT_EQ(args["Input type"], json::parse(R"(["Float", "Float"])"));
+    }
+  }
+  EXPECT_TRUE(saw_mul);
+
+  // Memory: instants with the running total, a counter track per device back to 0 at the end.
+  ASSERT_FALSE(memory.empty());
+  std::map<int64_t, int64_t> bytes_by_device;
+  for (const json* m : memory)
+    bytes_by_device[(*m)["args"]["Device Id"]] += (*m)["args"]["Bytes"].get<int64_t>();
+  for (const auto& [device, bytes] : bytes_by_device) EXPECT_EQ(bytes, 0) << "device " << device;
+  std::map<std::string, int64_t> last_total;
+  for (const json* c : counters) last_total[(*c)["name"]] = (*c)["args"]["Total Allocated"];
+  ASSERT_TRUE(last_total.count("Memory " + d.str())) << "no counter for " << d;
+  for (const auto& [track, total] : last_total) EXPECT_EQ(total, 0) << track;
+
+  if (!d.is_cuda()) {
+    EXPECT_TRUE(kernels.empty());
+    EXPECT_TRUE(copies.empty());
+    EXPECT_TRUE(syncs.empty());
+    return;
+  }
+  // CUDA: every op's GPU time on a track of the device's process, joined by flow arrows.
+  EXPECT_FALSE(kernels.empty());
+  for (const json* k : kernels) {
+    EXPECT_NE((*k)["pid"], pid);
+    EXPECT_EQ((*k)["args"]["device"], d.index());
+  }
+  EXPECT_EQ(flows.size(), 2 * kernels.size());
+  bool names_device = false;
+  for (const json& e : evs) {
+    if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == d.str())
+      names_device = true;
+  }
+  EXPECT_TRUE(names_device);
+  // The copies: pageable host->device of 256 bytes, and item()'s 4-byte device->host read.
+  std::map<std::string, int64_t> copy_bytes;
+  for (const json* c : copies)
+    copy_bytes[(*c)["args"]["direction"]] += (*c)["args"]["bytes"].get<int64_t>();
+  EXPECT_EQ(copy_bytes["HtoD"], 256);
+  EXPECT_EQ(copy_bytes["DtoH"], 4);
+  bool memcpy_on_gpu = false;
+  for (const json* k : kernels) memcpy_on_gpu |= (*k)["name"] == "Memcpy HtoD (Pageable -> Device)";
+  EXPECT_TRUE(memcpy_on_gpu);
+  // The syncs: the blocking copy in, and item().
+  bool item_sync = false;
+  for (const json* s : syncs) {
+    EXPECT_EQ((*s)["args"]["implicit"], true);
+    item_sync |= (*s)["args"]["reason"] == "item()";
+  }
+  EXPECT_TRUE(item_sync) << "no sync for item()";
+  ASSERT_TRUE(doc["deviceProperties"].is_array());
+  EXPECT_EQ(doc["deviceProperties"].size(), 1u);
+}
+
+TEST_P(Profiler, KeyAveragesTableAsPyTorch) {
+  const Device d = GetParam();
+  Tensor x = ones({8}, TensorOptions().device(d));
+  profiler::profile prof(ProfileOptions().record_shapes(true));
+  for (int i = 0; i < 3; ++i) x = x + 1.0;
+  {
+    profiler::record_function r("block");
+    x = x.exp();
+  }
+  auto avg = prof.key_averages();
+  EXPECT_EQ(avg.at("ember::add").count, 3);
+  EXPECT_EQ(avg.at("block").count, 1);
+  EXPECT_GE(avg.at("block").cpu_time_total, avg.at("ember::exp").cpu_time_total);
+  EXPECT_LE(avg.at("block").self_cpu_time_total, avg.at("block").cpu_time_total);
+  if (d.is_cuda()) {
+    EXPECT_GT(avg.at("ember::add").self_cuda_time_total, 0);
+    EXPECT_EQ(avg.at("block").self_cuda_time_total, 0);
+    EXPECT_DOUBLE_EQ(avg.at("block").cuda_time_total, avg.at("ember::exp").cuda_time_total);
+  }
+  const std::string table = avg.table("count", 10);
+  // Header, then rows largest count first; PyTorch's footer.
+  EXPECT_NE(table.find("Self CPU %"), std::string::npos) << table;
+  EXPECT_NE(table.find("# of Calls"), std::string::npos) << table;
+  EXPECT_EQ(table.find("Self CUDA") != std::string::npos, d.is_cuda()) << table;
+  EXPECT_NE(table.find("Self CPU time total: "), std::string::npos) << table;
+  EXPECT_LT(table.find("ember::add"), table.find("ember::exp")) << table;
+  EXPECT_EQ(table.rfind("---", 0), 0u) << table;
+  EXPECT_THROW((void)avg.table("fastest"), ValueError);
+  EXPECT_THROW((void)avg.at("ember::nothing"), ValueError);
+  // Grouped by input shape: the shapes column.
+  auto by_shape = prof.key_averages(/*group_by_input_shape=*/true);
+  EXPECT_EQ(by_shape.at("ember::add").input_shapes, (std::vector<std::vector<int64_t>>{{8}, {}}));
+  EXPECT_NE(by_shape.table().find("Input Shapes"), std::string::npos);
+}
+
+TEST_P(Profiler, OpsOfOtherThreadsOnTheirOwnTrack) {
+  const Device d = GetParam();
+  Tensor x = ones({4}, TensorOptions().device(d));
+  profiler::profile prof;
+  Tensor main_result = x + 1.0;
+  std::thread([&] {
+    if (d.is_cuda()) cuda::set_device(d.index());
+    Tensor y = x * 3.0;
+  }).join();
+  const auto& evs = prof.events();
+  auto adds = named(evs, "ember::add"), muls = named(evs, "ember::mul");
+  ASSERT_EQ(adds.size(), 1u);
+  ASSERT_EQ(muls.size(), 1u);
+  EXPECT_NE(adds[0]->thread, muls[0]->thread);
+  EXPECT_EQ(muls[0]->device, d);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, Profiler, ::testing::ValuesIn(testing::test_devices()),
+                         [](const auto& info) {
+                           std::string s = info.param.str();
+                           for (char& c : s) c = c == ':' ? '_' : c;
+                           return s;
+                         });
+
+TEST(ProfilerScope, NothingIsRecordedOutsideAProfile) {
+  EXPECT_FALSE(profiler::is_enabled());
+  {
+    profiler::record_function r("nobody listens");
+    Tensor x = ones({2}) + 1.0;
+  }
+  profiler::profile prof;
+  EXPECT_TRUE(profiler::is_enabled());
+  Tensor a = ones({2}) * 2.0;
+  prof.stop();
+  EXPECT_FALSE(profiler::is_enabled());
+  Tensor b = ones({2}) * 3.0;  // after stop
+  EXPECT_EQ(named(prof.events(), "ember::mul").size(), 1u);
+  EXPECT_TRUE(named(prof.events(), "nobody listens").empty());
+  prof.stop();  // idempotent
+}
+
+TEST(ProfilerScope, OneProfileAtATime) {
+  profiler::profile first;
+  try {
+    profiler::profile second;
+    FAIL() << "a second profile started";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Profiler is already enabled"), std::string::npos)
+        << e.what();
+  }
+  first.stop();
+  profiler::profile third;  // fine once the first stopped
+  Tensor x = ones({1}) + 1.0;
+  EXPECT_EQ(named(third.events(), "ember::add").size(), 1u);
+}
+
+TEST(ProfilerScope, RangesEndedOutOfOrderKeepTheStackIntact) {
+  profiler::profile prof;
+  auto outer = std::make_unique<profiler::record_function>("outer");
+  profiler::record_function inner("inner");
+  outer->end();  // ends before inner
+  Tensor x = ones({1}) + 1.0;
+  inner.end();
+  Tensor y = ones({1}) * 1.0;
+  const auto& evs = prof.events();
+  ASSERT_EQ(named(evs, "outer").size(), 1u);
+  auto in = named(evs, "inner");
+  ASSERT_EQ(in.size(), 1u);
+  EXPECT_EQ(named(evs, "ember::add")[0]->parent, in[0]->id);
+  EXPECT_EQ(named(evs, "ember::mul")[0]->parent, -1);
+}
+
+TEST(ProfilerScope, CpuOnlyActivityRecordsNoGpuTime) {
+  const auto devices = testing::cuda_devices();
+  if (devices.empty()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  Tensor x = ones({4}, TensorOptions().device(devices[0]));
+  profiler::profile prof({ProfilerActivity::CPU});
+  Tensor y = x + 1.0;
+  auto adds = named(prof.events(), "ember::add");
+  ASSERT_EQ(adds.size(), 1u);
+  EXPECT_EQ(adds[0]->device, devices[0]);
+  EXPECT_FALSE(adds[0]->has_cuda_time);
+}
+
+TEST(ProfilerScope, EmitNvtxRecordsNothing) {
+  {
+    profiler::emit_nvtx nvtx;
+    EXPECT_TRUE(profiler::is_enabled());
+    profiler::record_function r("nvtx only");
+    Tensor x = ones({3}) + 1.0;
+    EXPECT_EQ(x.sum().item<float>(), 6.0f);
+  }
+  EXPECT_FALSE(profiler::is_enabled());
+  profiler::emit_nvtx off(false);
+  EXPECT_FALSE(profiler::is_enabled());
+}
+
+TEST(ChromeTrace, WrittenAtomically) {
+  const std::string path = temp_path("atomic.json");
+  {
+    std::ofstream old(path);
+    old << "previous contents";
+  }
+  profiler::profile prof;
+  Tensor x = ones({2}) + 1.0;
+  prof.export_chrome_trace(path);
+  EXPECT_TRUE(read_json(path).contains("traceEvents"));
+  // No temporary file left next to it.
+  const auto dir = std::filesystem::path(path).parent_path();
+  const std::string stem = std::filesystem::path(path).filename().string();
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string f = entry.path().filename().string();
+    EXPECT_FALSE(f.rfind(stem + ".tmp", 0) == 0) << "left behind: " << f;
+  }
+  std::remove(path.c_str());
+  // A directory that does not exist: an Error naming the file, nothing written.
+  const std::string bad = temp_path("no_such_dir") + "/trace.json";
+  try {
+    prof.export_chrome_trace(bad);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ember
