@@ -1,0 +1,174 @@
+// ember-run: the torchrun variables each rank gets, multi-node rank arithmetic, a failing or
+// killed rank stopping the others with a message that names it, signal forwarding, bad flags.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/test_util.h"
+
+using ember::testing::contains;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Outcome {
+  int status = -1;  // wait status
+  std::string err;  // ember-run's stderr (and the ranks')
+  double seconds = 0;
+};
+
+std::string temp_dir() {
+  char templ[] = "/tmp/ember_run_test_XXXXXX";
+  return ::mkdtemp(templ);
+}
+
+std::string read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Runs ember-run with `args`; `while_running` (if any) gets its pid.
+Outcome run_launcher(const std::vector<std::string>& args,
+                     const std::function<void(pid_t)>& while_running = nullptr) {
+  std::string err_path = temp_dir() + "/stderr";
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    FILE* f = std::fopen(err_path.c_str(), "w");
+    ::dup2(fileno(f), 2);
+    std::vector<std::string> copy = {EMBER_RUN_EXE};
+    copy.insert(copy.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& s : copy) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  if (while_running) while_running(pid);
+  Outcome o;
+  ::waitpid(pid, &o.status, 0);
+  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  o.err = read(err_path);
+  return o;
+}
+
+TEST(EmberRun, EveryRankGetsTheTorchrunVariables) {
+  std::string dir = temp_dir();
+  Outcome o = run_launcher({"--nproc-per-node", "3", "--master-port", "29123", "sh", "-c",
+                            "echo \"$RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE $GROUP_RANK "
+                            "$MASTER_ADDR $MASTER_PORT $OMP_NUM_THREADS\" > " +
+                                dir + "/rank$RANK"});
+  ASSERT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.err;
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(read(dir + "/rank" + std::to_string(r)),
+              std::to_string(r) + " 3 " + std::to_string(r) + " 3 0 127.0.0.1 29123 1\n");
+  }
+}
+
+TEST(EmberRun, NodeRankOffsetsTheRanks) {
+  std::string dir = temp_dir();
+  Outcome o = run_launcher(
+      {"--nnodes=2", "--node_rank=1", "--nproc_per_node=2", "--master-addr", "10.1.2.3", "--", "sh",
+       "-c",
+       "echo \"$RANK $WORLD_SIZE $LOCAL_RANK $GROUP_RANK $MASTER_ADDR\" > " + dir + "/rank$RANK"});
+  ASSERT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.err;
+  EXPECT_EQ(read(dir + "/rank2"), "2 4 0 1 10.1.2.3\n");
+  EXPECT_EQ(read(dir + "/rank3"), "3 4 1 1 10.1.2.3\n");
+}
+
+TEST(EmberRun, StandalonePicksAFreePort) {
+  std::string dir = temp_dir();
+  Outcome o = run_launcher({"--standalone", "--nproc-per-node", "2", "sh", "-c",
+                            "echo $MASTER_PORT > " + dir + "/p$RANK"});
+  ASSERT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.err;
+  EXPECT_EQ(read(dir + "/p0"), read(dir + "/p1"));
+  EXPECT_NE(read(dir + "/p0"), "29500\n");
+}
+
+TEST(EmberRun, AFailingRankStopsTheOthersAndIsNamed) {
+  std::string dir = temp_dir();
+  // Rank 1 fails after a moment; the others would sleep for a minute and record if they finish.
+  Outcome o = run_launcher(
+      {"--nproc-per-node", "3", "--stop-timeout", "5", "sh", "-c",
+       "if [ $RANK = 1 ]; then sleep 0.3; exit 3; fi; sleep 60; touch " + dir + "/finished$RANK"});
+  ASSERT_TRUE(WIFEXITED(o.status)) << o.err;
+  EXPECT_EQ(WEXITSTATUS(o.status), 3);
+  EXPECT_TRUE(contains(o.err, "ember-run: rank 1 (local rank 1, pid ")) << o.err;
+  EXPECT_TRUE(contains(o.err, ") exited with status 3; stopped the other ranks")) << o.err;
+  EXPECT_LT(o.seconds, 10.0);
+  EXPECT_EQ(read(dir + "/finished0"), "");
+  EXPECT_EQ(read(dir + "/finished2"), "");
+}
+
+TEST(EmberRun, AKilledRankIsNamedWithItsSignal) {
+  Outcome o = run_launcher(
+      {"--nproc-per-node", "2", "sh", "-c", "if [ $RANK = 0 ]; then kill -9 $$; fi; sleep 60"});
+  ASSERT_TRUE(WIFEXITED(o.status)) << o.err;
+  EXPECT_EQ(WEXITSTATUS(o.status), 128 + 9);
+  EXPECT_TRUE(contains(o.err, "rank 0 (local rank 0")) << o.err;
+  EXPECT_TRUE(contains(o.err, "was killed by signal 9 (SIGKILL)")) << o.err;
+  EXPECT_LT(o.seconds, 15.0);
+}
+
+TEST(EmberRun, RanksThatIgnoreSigtermAreKilledAfterTheGrace) {
+  Outcome o = run_launcher({"--nproc-per-node", "2", "--stop-timeout", "1", "sh", "-c",
+                            "trap '' TERM; if [ $RANK = 1 ]; then exit 4; fi; sleep 30"});
+  ASSERT_TRUE(WIFEXITED(o.status)) << o.err;
+  EXPECT_EQ(WEXITSTATUS(o.status), 4);
+  EXPECT_LT(o.seconds, 10.0);
+}
+
+TEST(EmberRun, SignalsAreForwardedToTheRanks) {
+  std::string dir = temp_dir();
+  Outcome o = run_launcher({"--nproc-per-node", "2", "sh", "-c",
+                            "trap 'echo got-term > " + dir +
+                                "/term$RANK; exit 0' TERM; "
+                                "touch " +
+                                dir + "/up$RANK; while true; do sleep 0.05; done"},
+                           [&](pid_t launcher) {
+                             // Both ranks have installed their trap (bounded wait).
+                             for (int i = 0; i < 400; ++i) {
+                               if (::access((dir + "/up0").c_str(), F_OK) == 0 &&
+                                   ::access((dir + "/up1").c_str(), F_OK) == 0) {
+                                 break;
+                               }
+                               std::this_thread::sleep_for(25ms);
+                             }
+                             ::kill(launcher, SIGTERM);
+                           });
+  ASSERT_TRUE(WIFEXITED(o.status)) << o.err;
+  EXPECT_EQ(WEXITSTATUS(o.status), 128 + SIGTERM);
+  EXPECT_TRUE(contains(o.err, "received SIGTERM, forwarding it to the ranks")) << o.err;
+  EXPECT_EQ(read(dir + "/term0"), "got-term\n");
+  EXPECT_EQ(read(dir + "/term1"), "got-term\n");
+}
+
+TEST(EmberRun, BadCommandLinesAreExplained) {
+  Outcome o = run_launcher({"--nproc-per-node", "0", "true"});
+  EXPECT_EQ(WEXITSTATUS(o.status), 2);
+  EXPECT_TRUE(contains(o.err, "--nproc-per-node expects an integer in [1, 4096], got '0'"))
+      << o.err;
+  o = run_launcher({"--nnodes", "2", "--node-rank", "2", "true"});
+  EXPECT_TRUE(contains(o.err, "--node-rank 2 is out of range for --nnodes 2")) << o.err;
+  o = run_launcher({"--nproc-per-node", "2"});
+  EXPECT_TRUE(contains(o.err, "no program to run")) << o.err;
+  o = run_launcher({"--bogus", "true"});
+  EXPECT_TRUE(contains(o.err, "unknown option '--bogus'")) << o.err;
+  o = run_launcher({"/no/such/program"});
+  EXPECT_EQ(WEXITSTATUS(o.status), 127);
+  EXPECT_TRUE(contains(o.err, "cannot start '/no/such/program' for rank 0")) << o.err;
+  EXPECT_TRUE(contains(o.err, "rank 0 (local rank 0")) << o.err;
+}
+
+}  // namespace
