@@ -51,6 +51,17 @@ TEST(TrainArgs, Audit) {
   EXPECT_NE(et::usage("ember-train").find("--audit"), std::string::npos);
 }
 
+TEST(TrainArgs, Profile) {
+  const auto a = et::parse_args({"--profile", "t.json", "--profile-steps=3"});
+  EXPECT_EQ(a.profile, "t.json");
+  EXPECT_EQ(a.profile_steps, 3);
+  EXPECT_EQ(et::parse_args({}).profile, "");
+  EXPECT_EQ(et::parse_args({}).profile_steps, 5);
+  EXPECT_THROW(et::parse_args({"--profile", ""}), ember::ValueError);
+  EXPECT_THROW(et::parse_args({"--profile-steps", "0"}), ember::ValueError);
+  EXPECT_NE(et::usage("ember-train").find("--profile FILE"), std::string::npos);
+}
+
 TEST(TrainArgs, MixedPrecision) {
   EXPECT_TRUE(et::parse_args({"--amp"}).amp);
   const auto a = et::parse_args({"--amp-dtype", "float16"});

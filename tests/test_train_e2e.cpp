@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -148,6 +149,47 @@ TEST(TrainE2E, AuditOfTheTrainingLoopOnCuda) {
   EXPECT_NE(r.output.find("host->device copies, pinned"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("No transfer or sync problems found."), std::string::npos) << r.output;
   fs::remove_all(out);
+}
+
+// --profile: a trace of --profile-steps steps from the second, and the summary table, on the CPU
+// and on a CUDA device (whose ops then have GPU time on the device's tracks).
+TEST(TrainE2E, ProfileWritesATraceOfAFewSteps) {
+  if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
+  std::vector<std::string> devices = {"cpu"};
+  if (ember::cuda::is_available()) devices.push_back("cuda");
+  for (const std::string& device : devices) {
+    SCOPED_TRACE(device);
+    const fs::path out = fresh_dir("profile_" + device);
+    const fs::path trace = out / "trace.json";
+    const Result r =
+        run("--model mlp --epochs 1 --batch-size 32 --workers 1 --limit-train 320 "
+            "--limit-test 64 --profile " +
+            trace.string() + " --profile-steps 3 --device " + device + " --out " + out.string());
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("# of Calls"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Self CPU time total: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Wrote the profile of "), std::string::npos) << r.output;
+    std::ifstream in(trace);
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    int steps = 0, addmm = 0, gpu = 0, last_step = -1;
+    for (const auto& e : doc["traceEvents"]) {
+      const std::string name = e.value("name", "");
+      if (name.rfind("ProfilerStep#", 0) == 0) {
+        ++steps;
+        last_step = std::max(last_step, std::stoi(name.substr(13)));
+      }
+      if (name == "ember::addmm" && e["cat"] == "cpu_op") {
+        ++addmm;
+        EXPECT_EQ(e["args"]["device"], device == "cpu" ? "cpu" : "cuda:0");
+      }
+      gpu += e.value("cat", "") == "kernel";
+    }
+    EXPECT_EQ(steps, 3);
+    EXPECT_EQ(last_step, 2);
+    EXPECT_GE(addmm, 3 * 3);  // three linear layers a step (and more in backward)
+    EXPECT_EQ(gpu > 0, device == "cuda");
+    fs::remove_all(out);
+  }
 }
 
 TEST(TrainE2E, CudaTrainsLikeTheCpuAndItsCheckpointLoadsOnTheCpu) {

@@ -91,6 +91,13 @@ TrainArgs parse_args(const std::vector<std::string>& args) {
          a.amp = true;
          a.amp_dtype = v;
        }},
+      {"--profile",
+       [&](auto& f, auto& v) {
+         EMBER_CHECK(!v.empty(), ValueError, f, ": expected a file, got an empty string");
+         a.profile = v;
+       }},
+      {"--profile-steps",
+       [&](auto& f, auto& v) { a.profile_steps = parse_integer<int64_t>(f, v, 1); }},
       {"--limit-train", [&](auto& f, auto& v) { a.limit_train = parse_integer<int64_t>(f, v, 1); }},
       {"--limit-test", [&](auto& f, auto& v) { a.limit_test = parse_integer<int64_t>(f, v, 1); }},
   };
@@ -170,6 +177,10 @@ std::string usage(const std::string& program) {
      << "                         GradScaler)\n"
      << "  --audit                report copies, host syncs, kernel launches and CPU ops per\n"
      << "                         step over the first 20 steps, with findings (docs/cuda.md)\n"
+     << "  --profile FILE         profile a few training steps from the second: a Chrome trace\n"
+     << "                         in FILE (ui.perfetto.dev) and the summary table\n"
+     << "                         (docs/profiler.md)\n"
+     << "  --profile-steps N      steps --profile covers (default 5)\n"
      << "  -h, --help             show this message\n";
   return os.str();
 }

@@ -26,6 +26,10 @@ struct TrainArgs {
   bool amp = false;
   // --audit: a TransferAudit over the first kAuditSteps training steps, printed with findings.
   bool audit = false;
+  // --profile PATH: a profile of profile_steps training steps (from the second), written to PATH
+  // as a Chrome trace, and its summary table printed.
+  std::string profile;
+  int64_t profile_steps = 5;
   std::string amp_dtype = "auto";  // auto | float16 | bfloat16
   // Hidden (for tests and quick checks): train/test on the first N/M samples only.
   std::optional<int64_t> limit_train;

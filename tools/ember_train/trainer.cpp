@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "ember/ember.h"
+#include "ember/profiler.h"
 #include "ember/serialize_module.h"
 #include "ember_train/device_select.h"
 #include "ember_train/models.h"
@@ -21,6 +22,18 @@ namespace {
 
 namespace F = nn::functional;
 using Loader = data::DataLoader<data::TensorDataset>;
+
+// The end of --profile: the trace file and the summary table, most expensive ops first.
+void write_profile(profiler::profile& prof, const std::string& path, Device device,
+                   std::ostream& out) {
+  prof.stop();
+  prof.export_chrome_trace(path);
+  out << prof.key_averages().table(
+             device.is_cuda() ? "self_cuda_time_total" : "self_cpu_time_total", 15)
+      << "Wrote the profile of " << prof.events().size() << " events to " << path
+      << " (open it in ui.perfetto.dev or chrome://tracing)\n"
+      << std::flush;
+}
 
 data::TensorDataset load_split(const std::string& root, bool train, bool normalize,
                                const std::optional<int64_t>& limit) {
@@ -151,7 +164,14 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
     int64_t samples = 0, batch_index = 0;
     std::optional<cuda::TransferAudit> audit;
     if (args.audit && epoch == 1) audit.emplace();
+    // --profile: steps from the second (the first warms the allocators) while there are any.
+    std::optional<profiler::profile> prof;
+    const int64_t profile_from = std::min<int64_t>(1, batches - 1);
+    const int64_t profile_to = std::min(profile_from + args.profile_steps, batches);
     for (auto& batch : train_loader) {
+      if (!args.profile.empty() && epoch == 1 && batch_index == profile_from) {
+        prof.emplace(profiler::ProfileOptions().record_shapes(true).profile_memory(true));
+      }
       Tensor x = batch.data.to(device, /*non_blocking=*/true);
       Tensor y = batch.target.to(device, /*non_blocking=*/true);
       optimizer.zero_grad();
@@ -169,6 +189,11 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
       ++batch_index;
       if (progress.due(batch_index)) {
         progress.update(batch_index, samples, loss_sum.item<double>() / samples);
+      }
+      if (prof && batch_index < profile_to) prof->step();  // ProfilerStep#0, #1, ...
+      if (prof && batch_index == profile_to) {
+        write_profile(*prof, args.profile, device, out);
+        prof.reset();
       }
       if (audit) {
         audit->step();
