@@ -1,9 +1,10 @@
 // Matrix multiply on the CPU: out[b] = alpha * a[b] @ b[b] + beta * out[b].
 // float32/float64 go to OpenBLAS. A matrix stored row-major or column-major (a transposed view)
 // is passed as is with the matching transpose flag; anything else is copied to contiguous first.
-// half/bfloat16 are widened to float32 (keeping a transposed operand's layout), multiplied by
-// sgemm (so they accumulate in float, the summed form too) and rounded once. Integer dtypes use a
-// blocked loop accumulating in int64.
+// bfloat16 goes to oneDNN's bfloat16 kernels when Ember is built with it (cpu/bf16_gemm.h);
+// otherwise half/bfloat16 are widened to float32 (keeping a transposed operand's layout),
+// multiplied by sgemm (so they accumulate in float, the summed form too) and rounded once. Integer
+// dtypes use a blocked loop accumulating in int64.
 #include <cblas.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 
 #include "core/dispatch.h"
 #include "core/tensor_factory.h"
+#include "cpu/bf16_gemm.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
 
@@ -165,6 +167,7 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doubl
   // 16-bit: widen each operand once, multiply (or sum the products) in float32, round once.
   if ((dt == kHalf || dt == kBFloat16) && a.dtype() == dt && b.dtype() == dt) {
     if (out.numel() == 0) return;
+    if (dt == kBFloat16 && bf16_gemm(out, a, b, alpha, beta)) return;  // oneDNN, when built in
     Tensor af = widened(*this, a), bf = widened(*this, b);
     Tensor of = make_empty(out.sizes(), kFloat, out.device());
     if (beta != 0) copy(of, out, false);
