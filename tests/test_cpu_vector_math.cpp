@@ -349,6 +349,45 @@ class VecMath : public ::testing::TestWithParam<CpuIsa> {
     }
   }
 
+  // The gradient rows from the forward kernel's own outputs, against long double on the same
+  // values: softmax dx = y (dy - sum(dy y)), log_softmax dx = dy - exp(y) sum(dy); masked entries
+  // (y = 0, or -inf in log space) get dx = 0 and dx = dy.
+  template <typename T>
+  void check_softmax_backward_rows() {
+    std::mt19937 gen(9);
+    std::normal_distribution<double> normal(0.0, 3.0);
+    const LD eps = std::ldexp(LD(1), -std::numeric_limits<T>::digits);
+    for (int64_t D : {1, 3, 7, 8, 9, 16, 17, 33, 100, 1031}) {
+      std::vector<T> x(D), g(D), y(D), gx(D);
+      for (auto& v : x) v = static_cast<T>(normal(gen));
+      for (auto& v : g) v = static_cast<T>(normal(gen));
+      const bool masked = D >= 3;
+      if (masked) x[D / 2] = -std::numeric_limits<T>::infinity();
+      for (bool log_space : {false, true}) {
+        k_->softmax<T>()(y.data(), x.data(), D, log_space);
+        k_->softmax_backward<T>()(gx.data(), g.data(), y.data(), D, log_space);
+        LD dot = 0, mag = 0;
+        for (int64_t i = 0; i < D; ++i) {
+          const LD term = log_space ? LD(g[i]) : LD(g[i]) * y[i];
+          dot += term;
+          mag += std::fabs(term);
+        }
+        const LD dot_err = (LD(D) / 4 + 8) * eps * mag;  // lane-wise partial sums
+        for (int64_t i = 0; i < D; ++i) {
+          const LD e = log_space ? std::exp(LD(y[i])) : 0;
+          const LD ref = log_space ? g[i] - e * dot : y[i] * (g[i] - dot);
+          const LD allowed =
+              log_space ? e * (dot_err + 2 * ulp_of<T>(dot)) + 2 * ulp_of<T>(ref)
+                        : std::fabs(LD(y[i])) * (dot_err + ulp_of<T>(g[i] - dot)) + ulp_of<T>(ref);
+          ASSERT_LE(std::fabs(LD(gx[i]) - ref), allowed)
+              << (log_space ? "log_softmax" : "softmax") << " backward D=" << D << " i=" << i
+              << " got " << gx[i] << " exact " << static_cast<double>(ref);
+        }
+        if (masked) EXPECT_EQ(gx[D / 2], log_space ? g[D / 2] : T(0)) << "masked entry, D=" << D;
+      }
+    }
+  }
+
   // Rows the scalar row math decides: masks, overflow-prone and NaN-carrying rows. Each vector
   // result has the scalar one's NaNs, infinities and zeros, and its values within a few ulps.
   template <typename T>
@@ -413,6 +452,12 @@ TEST_P(VecMath, DoubleSoftmaxRows) {
 }
 TEST_P(VecMath, FloatSoftmaxMasksAndExtremes) {
   check_softmax_special_rows<float>();
+}
+TEST_P(VecMath, FloatSoftmaxBackwardRows) {
+  check_softmax_backward_rows<float>();
+}
+TEST_P(VecMath, DoubleSoftmaxBackwardRows) {
+  check_softmax_backward_rows<double>();
 }
 TEST_P(VecMath, DoubleSoftmaxMasksAndExtremes) {
   check_softmax_special_rows<double>();
@@ -541,6 +586,22 @@ TEST(VecMathOps, SoftmaxRowsMatchPyTorch) {
       // log_softmax: absolute error follows log(sum), a few units of its last place.
       expect_close(log_softmax(xd, -1), r.at("z"), rtol, dt == kDouble ? 1e-13 : 4e-6,
                    "log_softmax " + ctx);
+    }
+    // Gradients in float32 and float64 (the rows of the all-masked row are NaN in both).
+    for (ScalarType dt : {kFloat, kDouble}) {
+      const Tensor g = randn(shape, dt);
+      for (bool log_space : {false, true}) {
+        Tensor xd = x.to(dt).detach().clone().requires_grad_();
+        (log_space ? log_softmax(xd, -1) : softmax(xd, -1)).backward(g);
+        const std::string fn = log_space ? "torch.log_softmax" : "torch.softmax";
+        auto r = torch_run("x.requires_grad_()\n" + fn + "(x, -1).backward(g)\ny = x.grad",
+                           {{"x", x.to(dt)}, {"g", g}});
+        // log_softmax: dy - exp(y) sum(dy), where sum(dy) over 1031 normal values is ~30 and
+        // carries the rounding of its own order of summation.
+        const double tol = dt == kDouble ? 1e-13 : 2e-5;
+        expect_close(xd.grad(), r.at("y"), tol, tol,
+                     fn + " backward " + to_string(dt) + " " + std::to_string(shape[1]));
+      }
     }
   }
 }

@@ -22,6 +22,9 @@ template <typename T>
 using VecUnaryFn = void (*)(T* out, const T* in, int64_t n);  // out may equal in
 template <typename T>
 using VecSoftmaxFn = void (*)(T* out, const T* in, int64_t D, bool log_space);  // one whole row
+template <typename T>  // the gradient of one row from the saved output y
+using VecSoftmaxBackwardFn = void (*)(T* grad_in, const T* grad_out, const T* y, int64_t D,
+                                      bool log_space);
 
 struct VecMathKernels {
   CpuIsa isa;
@@ -29,6 +32,8 @@ struct VecMathKernels {
   VecUnaryFn<double> unary_f64[static_cast<int>(VecUnary::kCount)];
   VecSoftmaxFn<float> softmax_f32;
   VecSoftmaxFn<double> softmax_f64;
+  VecSoftmaxBackwardFn<float> softmax_backward_f32;
+  VecSoftmaxBackwardFn<double> softmax_backward_f64;
 
   template <typename T>
   VecUnaryFn<T> unary(VecUnary op) const {
@@ -43,6 +48,13 @@ struct VecMathKernels {
       return softmax_f32;
     else
       return softmax_f64;
+  }
+  template <typename T>
+  VecSoftmaxBackwardFn<T> softmax_backward() const {
+    if constexpr (std::is_same_v<T, float>)
+      return softmax_backward_f32;
+    else
+      return softmax_backward_f64;
   }
 };
 

@@ -189,6 +189,42 @@ struct Ops {
     for (i = 0; i < body; i += W) V::store(out + i, V::mul(V::load(out + i), inv));
     if (tail) V::store_n(out + body, V::mul(e_tail, inv), tail);
   }
+
+  // The gradient of one row, from the saved output y (core/softmax_row.h):
+  //   softmax:     dx = y * (dy - sum(dy * y))
+  //   log_softmax: dx = dy - exp(y) * sum(dy)
+  static void softmax_backward_row(T* gx, const T* gy, const T* y, int64_t D, bool log_space) {
+    constexpr int W = V::W;
+    const int64_t body = D - D % W, tail = D - body;
+    R s0 = V::set1(T(0)), s1 = s0;
+    int64_t i = 0;
+    if (log_space) {
+      for (; i + 2 * W <= body; i += 2 * W) {
+        s0 = V::add(s0, V::load(gy + i));
+        s1 = V::add(s1, V::load(gy + i + W));
+      }
+      for (; i < body; i += W) s0 = V::add(s0, V::load(gy + i));
+      if (tail) s0 = V::add(s0, V::load_n(gy + body, tail, T(0)));
+    } else {
+      for (; i + 2 * W <= body; i += 2 * W) {
+        s0 = V::add(s0, V::mul(V::load(gy + i), V::load(y + i)));
+        s1 = V::add(s1, V::mul(V::load(gy + i + W), V::load(y + i + W)));
+      }
+      for (; i < body; i += W) s0 = V::add(s0, V::mul(V::load(gy + i), V::load(y + i)));
+      if (tail) {
+        s0 = V::add(s0, V::mul(V::load_n(gy + body, tail, T(0)), V::load_n(y + body, tail, T(0))));
+      }
+    }
+    const R dot = V::set1(V::reduce_add(V::add(s0, s1)));
+    const auto grad = [&](R g, R out) {
+      return log_space ? V::sub(g, V::mul(V::exp(out), dot)) : V::mul(out, V::sub(g, dot));
+    };
+    for (i = 0; i < body; i += W) V::store(gx + i, grad(V::load(gy + i), V::load(y + i)));
+    if (tail) {
+      V::store_n(gx + body, grad(V::load_n(gy + body, tail, T(0)), V::load_n(y + body, tail, T(0))),
+                 tail);
+    }
+  }
 };
 
 // The table of one ISA, from its float and double vector types.
@@ -202,6 +238,8 @@ constexpr VecMathKernels make_kernels(CpuIsa isa) {
       {D::exp, D::log, D::log1p, D::tanh, D::sigmoid, D::gelu, D::gelu_tanh, D::silu},
       F::softmax_row,
       D::softmax_row,
+      F::softmax_backward_row,
+      D::softmax_backward_row,
   };
 }
 
