@@ -7,6 +7,16 @@
 namespace ember::profiler::detail {
 namespace {
 
+// This thread's last allocation while it may still become an op's output (claim_output).
+struct LastAllocation {
+  const Session* session = nullptr;
+  const void* p = nullptr;
+  int64_t bytes = 0;
+  bool cuda = false;
+  int64_t charged_to = -1;
+};
+thread_local LastAllocation t_last;
+
 // The innermost open range of this thread that belongs to `s`.
 Range* innermost_of(const Session* s) {
   for (Range* r = Range::innermost(); r; r = r->outer()) {
@@ -72,9 +82,27 @@ void on_alloc(const void* p, size_t bytes, Device device) {
     (device.is_cuda() ? r->event().self_cuda_memory_usage : r->event().self_cpu_memory_usage) +=
         static_cast<int64_t>(bytes);
   }
+  t_last = LastAllocation{s.get(), p, static_cast<int64_t>(bytes), device.is_cuda(),
+                          r ? r->event().id : -1};
+}
+
+void claim_output(Range& r, const Tensor& out) {
+  if (!t_last.p || t_last.session != r.session() || !out.defined()) return;
+  if (out.unsafeGetTensorImpl()->storage()->data.get() != t_last.p) return;
+  Range* parent = r.outer();
+  while (parent && parent->session() != r.session()) parent = parent->outer();
+  if ((parent ? parent->event().id : -1) != t_last.charged_to) return;
+  auto self = [&](Range& x) -> int64_t& {
+    return t_last.cuda ? x.event().self_cuda_memory_usage : x.event().self_cpu_memory_usage;
+  };
+  if (parent) self(*parent) -= t_last.bytes;
+  self(r) += t_last.bytes;
+  r.session()->recharge(t_last.p, r.event().id);
+  t_last.p = nullptr;
 }
 
 void on_free(const void* p) {
+  t_last.p = nullptr;
   std::shared_ptr<Session> s = current_session();
   if (!s || !s->profile_memory || !p) return;
   Range* r = innermost_of(s.get());

@@ -5,6 +5,7 @@
 
 #include "core/device_audit.h"
 #include "ember/device.h"
+#include "ember/tensor.h"
 
 namespace ember::profiler::detail {
 
@@ -14,5 +15,11 @@ void on_kernel_launch();
 void on_sync(bool implicit, double wait_ms, const char* call, const char* what);
 void on_alloc(const void* p, size_t bytes, Device device);
 void on_free(const void* p);
+
+class Range;
+// Front ends allocate an op's output, then call the backend: when `out` was the last allocation
+// of this thread, charged to the op's enclosing range, it is charged to op `r` instead (PyTorch
+// charges memory to the op that made it).
+void claim_output(Range& r, const Tensor& out);
 
 }  // namespace ember::profiler::detail

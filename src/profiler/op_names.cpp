@@ -27,22 +27,22 @@ std::vector<std::string> names(std::initializer_list<const char*> camel) {
   return out;
 }
 
-#define EMBER_OP_NAME(name, functor) #name,
-const std::vector<std::string> kUnary = names({EMBER_UNARY_OPS(EMBER_OP_NAME)});
-const std::vector<std::string> kBinary = names({EMBER_BINARY_OPS(EMBER_OP_NAME)});
-const std::vector<std::string> kReduce = names({EMBER_REDUCE_OPS(EMBER_OP_NAME)});
-#undef EMBER_OP_NAME
-
 }  // namespace
 
+// Made at the first profiled op: a program that never profiles allocates nothing for them.
+#define EMBER_OP_NAME(name, functor) #name,
 const char* op_name(UnaryOp op) {
-  return kUnary.at(static_cast<size_t>(op)).c_str();
+  static const std::vector<std::string> n = names({EMBER_UNARY_OPS(EMBER_OP_NAME)});
+  return n.at(static_cast<size_t>(op)).c_str();
 }
 const char* op_name(BinaryOp op) {
-  return kBinary.at(static_cast<size_t>(op)).c_str();
+  static const std::vector<std::string> n = names({EMBER_BINARY_OPS(EMBER_OP_NAME)});
+  return n.at(static_cast<size_t>(op)).c_str();
 }
 const char* op_name(ReduceOp op) {
-  return kReduce.at(static_cast<size_t>(op)).c_str();
+  static const std::vector<std::string> n = names({EMBER_REDUCE_OPS(EMBER_OP_NAME)});
+  return n.at(static_cast<size_t>(op)).c_str();
 }
+#undef EMBER_OP_NAME
 
 }  // namespace ember::profiler::detail

@@ -3,6 +3,7 @@
 // on the device of its first CUDA tensor (else the CPU), with its inputs' shapes when asked.
 // Every op front end reaches its backend through backend_for(), so this one place times them all.
 #include "core/backend.h"
+#include "profiler/hooks.h"
 #include "profiler/op_names.h"
 #include "profiler/range.h"
 
@@ -24,6 +25,8 @@ class OpRange {
  public:
   OpRange(const char* name, TensorRefs on, TensorRefs inputs)
       : range_(name, EventKind::Op, device_of(on)) {
+    if (!range_.session()) return;
+    for (const Tensor& t : on) claim_output(range_, t);
     if (!range_.records_shapes()) return;
     for (const Tensor& t : inputs) range_.add_input(t);
   }

@@ -88,12 +88,18 @@ void Session::on_alloc(const void* p, size_t bytes, Device d, int64_t op) {
   std::lock_guard<std::mutex> lock(mu_);
   if (finished_) return;
   const auto n = static_cast<int64_t>(bytes);
-  live_.insert_or_assign(p, Block{n, d});
+  live_.insert_or_assign(p, Block{n, d, memory_.size()});
   int64_t& total = totals_[d];
   total += n;
   memory_.push_back(MemoryEvent{to_us(now_ns()), d, n, total,
                                 static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)),
                                 current_thread_id(), op});
+}
+
+void Session::recharge(const void* p, int64_t to) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = live_.find(p);
+  if (it != live_.end()) memory_[it->second.event].op = to;
 }
 
 bool Session::on_free(const void* p, int64_t op, int64_t* bytes, Device* device) {

@@ -54,6 +54,8 @@ class Session {
   void add_first_step(const std::string& name, int64_t thread, int64_t end_ns);
   // Memory of a tensor made (or freed) during the session, charged to range `op`.
   void on_alloc(const void* p, size_t bytes, Device d, int64_t op);
+  // Charges the allocation of `p` to op `to` instead (its MemoryEvent's op).
+  void recharge(const void* p, int64_t to);
   // False (and no event) for memory allocated before the session started.
   bool on_free(const void* p, int64_t op, int64_t* bytes, Device* device);
 
@@ -80,6 +82,7 @@ class Session {
   struct Block {
     int64_t bytes;
     Device device;
+    size_t event;  // its allocation in memory_
   };
   std::unordered_map<const void*, Block> live_;
   std::map<Device, int64_t, DeviceLess> totals_;
