@@ -131,6 +131,7 @@ const std::vector<FnCase>& fn_cases() {
       {"silu", VecUnary::kSilu, ref_silu, 2.5, 2.5},
       {"gelu", VecUnary::kGelu, ref_gelu, 6.0, 2.5},
       {"gelu_tanh", VecUnary::kGeluTanh, ref_gelu_tanh, 3.0, 3.0},
+      {"erf", VecUnary::kErf, [](LD x) { return std::erf(x); }, 1.0, 1.0},
   };
   return cases;
 }
@@ -154,6 +155,8 @@ T scalar_op(VecUnary op, T x) {
       return GeluOp()(x, p);
     case VecUnary::kGeluTanh:
       return GeluTanhOp()(x, p);
+    case VecUnary::kErf:
+      return ErfOp()(x, p);
     default:
       return SiluOp()(x, p);
   }

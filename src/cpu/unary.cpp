@@ -52,6 +52,8 @@ VecUnaryFn<T> vec_unary_fn(UnaryOp op) {
       return k->unary<T>(VecUnary::kGeluTanh);
     case UnaryOp::Silu:
       return k->unary<T>(VecUnary::kSilu);
+    case UnaryOp::Erf:
+      return k->unary<T>(VecUnary::kErf);
     default:
       return nullptr;
   }

@@ -1,6 +1,7 @@
 #pragma once
-// Vectorised transcendental math for the CPU kernels: exp, log, log1p, tanh and the activations
-// built on them, and softmax rows, over contiguous float32/float64 arrays. The math is SLEEF's
+// Vectorised transcendental math for the CPU kernels: exp, log, log1p, tanh, erf, the activations
+// built on them, and softmax rows forward and backward, over contiguous float32/float64 arrays.
+// The math is SLEEF's
 // (Debian's libsleef, the library libtorch uses) with its 1-ULP (`_u10`) functions, compiled once
 // per instruction set (src/cpu/simd/) and chosen when the library is first used, so one build runs
 // AVX-512 where the CPU has it and AVX2 elsewhere. EMBER_CPU_CAPABILITY=default|avx2|avx512 caps
@@ -16,7 +17,18 @@ namespace ember::cpu {
 enum class CpuIsa : int { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
 
 // The ops with a vector kernel; each computes the same formula as its functor in core/functors.h.
-enum class VecUnary : int { kExp, kLog, kLog1p, kTanh, kSigmoid, kGelu, kGeluTanh, kSilu, kCount };
+enum class VecUnary : int {
+  kExp,
+  kLog,
+  kLog1p,
+  kTanh,
+  kSigmoid,
+  kGelu,
+  kGeluTanh,
+  kSilu,
+  kErf,
+  kCount
+};
 
 template <typename T>
 using VecUnaryFn = void (*)(T* out, const T* in, int64_t n);  // out may equal in

@@ -76,7 +76,15 @@ struct F32x8 {
     return _mm256_movemask_ps(big) ? _mm256_blendv_ps(y, Sleef_logf8_u10avx2(x), big) : y;
   }
   static R tanh(R x) { return Sleef_tanhf8_u10avx2(x); }
-  static R erf(R x) { return Sleef_erff8_u10avx2(x); }
+  static R erf(R x) {
+    // SLEEF's erff is 1.07 ulp just above FLT_MIN (a product inside goes subnormal); erf is linear
+    // there, so those lanes scale the argument up by 2^64 and the result back down.
+    const R tiny = _mm256_cmp_ps(abs(x), _mm256_set1_ps(0x1p-100f), _CMP_LT_OQ);
+    const R y = Sleef_erff8_u10avx2(x);
+    if (!_mm256_movemask_ps(tiny)) return y;
+    const R up = Sleef_erff8_u10avx2(_mm256_mul_ps(x, _mm256_set1_ps(0x1p64f)));
+    return _mm256_blendv_ps(y, _mm256_mul_ps(up, _mm256_set1_ps(0x1p-64f)), tiny);
+  }
 };
 
 struct F64x4 {

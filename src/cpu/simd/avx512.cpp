@@ -57,7 +57,16 @@ struct F32x16 {
     return big ? _mm512_mask_blend_ps(big, y, Sleef_logf16_u10avx512f(x)) : y;
   }
   static R tanh(R x) { return Sleef_tanhf16_u10avx512f(x); }
-  static R erf(R x) { return Sleef_erff16_u10avx512f(x); }
+  static R erf(R x) {
+    // SLEEF's erff is 1.07 ulp just above FLT_MIN (a product inside goes subnormal); erf is linear
+    // there, so those lanes scale the argument up by 2^64 and the result back down.
+    const __mmask16 tiny =
+        _mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(0x1p-100f), _CMP_LT_OQ);
+    const R y = Sleef_erff16_u10avx512f(x);
+    if (!tiny) return y;
+    const R up = Sleef_erff16_u10avx512f(_mm512_mul_ps(x, _mm512_set1_ps(0x1p64f)));
+    return _mm512_mask_blend_ps(tiny, y, _mm512_mul_ps(up, _mm512_set1_ps(0x1p-64f)));
+  }
 };
 
 struct F64x8 {

@@ -52,6 +52,9 @@ struct Ops {
   static void tanh(T* out, const T* in, int64_t n) {
     map<V>(out, in, n, [](R x) { return V::tanh(x); });
   }
+  static void erf(T* out, const T* in, int64_t n) {  // GELU's gradient
+    map<V>(out, in, n, [](R x) { return V::erf(x); });
+  }
 
   static void sigmoid(T* out, const T* in, int64_t n) {  // 1 / (1 + exp(-x))
     const R one = V::set1(T(1));
@@ -234,8 +237,8 @@ constexpr VecMathKernels make_kernels(CpuIsa isa) {
   using D = Ops<VD>;
   return VecMathKernels{
       isa,
-      {F::exp, F::log, F::log1p, F::tanh, F::sigmoid, F::gelu, F::gelu_tanh, F::silu},
-      {D::exp, D::log, D::log1p, D::tanh, D::sigmoid, D::gelu, D::gelu_tanh, D::silu},
+      {F::exp, F::log, F::log1p, F::tanh, F::sigmoid, F::gelu, F::gelu_tanh, F::silu, F::erf},
+      {D::exp, D::log, D::log1p, D::tanh, D::sigmoid, D::gelu, D::gelu_tanh, D::silu, D::erf},
       F::softmax_row,
       D::softmax_row,
       F::softmax_backward_row,
