@@ -6,9 +6,13 @@
 #include <optional>
 #include <system_error>
 
+#include "ember/data/distributed_sampler.h"
+#include "ember/distributed.h"
 #include "ember/ember.h"
+#include "ember/nn/parallel/distributed_data_parallel.h"
 #include "ember/profiler.h"
 #include "ember/serialize_module.h"
+#include "ember_train/data_parallel.h"
 #include "ember_train/device_select.h"
 #include "ember_train/models.h"
 #include "ember_train/plot.h"
@@ -50,6 +54,10 @@ data::TensorDataset load_split(const std::string& root, bool train, bool normali
 struct TestResult {
   double loss = 0;
   double accuracy = 0;
+  // The sums behind them (for adding up the ranks' shards).
+  double loss_sum = 0;
+  double correct = 0;
+  double n = 0;
 };
 
 // The autocast dtype of --amp on `device`, or nothing without --amp.
@@ -85,12 +93,20 @@ TestResult evaluate(nn::Sequential& model, Loader& loader, const Device& device,
     n += y.size(0);
   }
   TestResult r;
+  r.loss_sum = loss_sum.item<double>();
+  r.correct = static_cast<double>(correct.item<int64_t>());
+  r.n = static_cast<double>(n);
   if (n > 0) {
-    r.loss = loss_sum.item<double>() / static_cast<double>(n);
-    r.accuracy = static_cast<double>(correct.item<int64_t>()) / static_cast<double>(n);
+    r.loss = r.loss_sum / r.n;
+    r.accuracy = r.correct / r.n;
   }
   return r;
 }
+
+// A stream that drops everything: what ranks other than 0 print to.
+struct NullStream : std::ostream {
+  NullStream() : std::ostream(nullptr) {}
+};
 
 std::string fixed(double v, int decimals) {
   char buf[64];
@@ -100,15 +116,27 @@ std::string fixed(double v, int decimals) {
 
 }  // namespace
 
-std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out, bool terminal) {
+std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& console,
+                                       bool terminal) {
   const ModelDefaults defaults = model_defaults(args.model);
   const int64_t epochs = args.epochs.value_or(defaults.epochs);
   const int64_t batch_size = args.batch_size.value_or(defaults.batch_size);
   const double lr = args.lr.value_or(defaults.lr);
 
-  const Device device = select_device(args.device);
+  // Under ember-run every process is a rank: one device each, rank 0 prints and writes.
+  const bool data_parallel = launched_as_rank();
+  const Device device = select_device(data_parallel ? rank_device_spec(args.device) : args.device);
   if (device.is_cuda()) cuda::set_device(device.index());
+  DataParallelRun dp;
+  if (data_parallel) dp = start_data_parallel(device);
+  NullStream quiet;
+  std::ostream& out = dp.rank == 0 ? console : quiet;
   out << "Using device: " << describe_device(device) << "\n";
+  if (dp.enabled) {
+    out << "Data-parallel: " << dp.world_size << " processes (" << dp.backend
+        << "), each with its shard of the data and batch size " << batch_size << " (global "
+        << batch_size * dp.world_size << ")\n";
+  }
 
   manual_seed(args.seed);
   cuda::manual_seed_all(args.seed);
@@ -124,19 +152,36 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
   const std::filesystem::path out_dir(args.out);
 
   const bool pin = device.is_cuda();
-  Loader train_loader(train_set, data::DataLoaderOptions()
-                                     .batch_size(static_cast<size_t>(batch_size))
-                                     .shuffle(true)
-                                     .seed(args.seed)
-                                     .num_workers(static_cast<size_t>(args.workers))
-                                     .pin_memory(pin));
-  Loader test_loader(test_set, data::DataLoaderOptions()
-                                   .batch_size(1000)
-                                   .num_workers(static_cast<size_t>(args.workers))
-                                   .pin_memory(pin));
+  auto train_options = data::DataLoaderOptions()
+                           .batch_size(static_cast<size_t>(batch_size))
+                           .shuffle(!dp.enabled)
+                           .seed(args.seed)
+                           .num_workers(static_cast<size_t>(args.workers))
+                           .pin_memory(pin);
+  auto test_options = data::DataLoaderOptions()
+                          .batch_size(1000)
+                          .num_workers(static_cast<size_t>(args.workers))
+                          .pin_memory(pin);
+  // Data parallel: each rank its shard, reshuffled every epoch with the same permutation on all.
+  std::shared_ptr<data::DistributedSampler> train_sampler;
+  if (dp.enabled) {
+    train_sampler = std::make_shared<data::DistributedSampler>(
+        train_set.size(), data::DistributedSamplerOptions().seed(args.seed));
+  }
+  Loader train_loader = dp.enabled ? Loader(train_set, train_sampler, train_options)
+                                   : Loader(train_set, train_options);
+  Loader test_loader =
+      dp.enabled
+          ? Loader(test_set,
+                   std::make_shared<StridedShardSampler>(test_set.size(), dp.rank, dp.world_size),
+                   test_options)
+          : Loader(test_set, test_options);
 
   nn::Sequential model = make_model(args.model);
   model->to(device);
+  // Starts every replica from rank 0's parameters; backward then averages the gradients.
+  std::optional<nn::parallel::DistributedDataParallel<nn::SequentialImpl>> ddp;
+  if (dp.enabled) ddp.emplace(model);
   optim::Adam optimizer(model->parameters(), optim::AdamOptions(lr));
   // Parameters stay float32; autocast runs the GEMMs and convolutions in 16 bits. float16
   // gradients need scaling to stay out of float16's underflow range; bfloat16 has float32's range.
@@ -157,6 +202,7 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
     model->train();
+    if (train_sampler) train_sampler->set_epoch(static_cast<uint64_t>(epoch));
     EpochProgress progress(out, terminal, epoch, epochs, batches);
     // The running loss stays on the device and is read only when the progress line is due, so
     // the GPU is not synchronised every step.
@@ -178,7 +224,7 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
       Tensor loss;
       {
         amp::autocast region(device.type(), amp.value_or(kBFloat16), amp.has_value());
-        loss = F::cross_entropy(model->forward(x), y);
+        loss = F::cross_entropy(ddp ? (*ddp)->forward(x) : model->forward(x), y);
       }
       scaler.scale(loss).backward();
       scaler.step(optimizer);  // skipped (and the scale backed off) if a gradient overflowed
@@ -207,10 +253,17 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
     if (scheduler) scheduler->step();
     EpochMetrics m;
     m.epoch = epoch;
-    m.train_loss = samples > 0 ? loss_sum.item<double>() / samples : 0;
-    const TestResult test = evaluate(model, test_loader, device, amp);
-    m.test_loss = test.loss;
-    m.test_accuracy = test.accuracy;
+    if (dp.enabled) {
+      // Evaluate with rank 0's running statistics (each rank updated its own from its batches).
+      for (Tensor b : model->buffers()) distributed::broadcast(b, 0);
+    }
+    TestResult test = evaluate(model, test_loader, device, amp);
+    // Over all ranks: every training sample of the epoch and the whole test set.
+    auto sums = sum_over_ranks(dp, {loss_sum.item<double>(), static_cast<double>(samples),
+                                    test.loss_sum, test.correct, test.n});
+    m.train_loss = sums[1] > 0 ? sums[0] / sums[1] : 0;
+    m.test_loss = sums[4] > 0 ? sums[2] / sums[4] : 0;
+    m.test_accuracy = sums[4] > 0 ? sums[3] / sums[4] : 0;
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     rows.push_back(m);
     out << "epoch " << epoch << "/" << epochs << "  train loss " << fixed(m.train_loss, 4)
@@ -219,6 +272,7 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
         << std::flush;
 
     // Rewritten each epoch (atomically), so an interrupted run keeps its last complete epoch.
+    if (dp.rank != 0) continue;
     save(model, (out_dir / "model.safetensors").string(),
          {{"model", args.model},
           {"epoch", std::to_string(epoch)},
@@ -236,6 +290,7 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out,
     out << cuda::memory_summary(device.index());
   }
   out << std::flush;
+  finish_data_parallel(dp);
   return rows;
 }
 
