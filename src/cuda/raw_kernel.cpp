@@ -15,6 +15,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "core/user_cache.h"
 #include "cuda/cuda_internal.h"
 #include "ember/error.h"
 
@@ -26,23 +27,6 @@ namespace ember::cuda {
 namespace {
 
 std::atomic<int64_t> g_compilations{0};
-
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-void make_dirs(const std::string& path) {
-  for (size_t i = 1; i <= path.size(); ++i) {
-    if (i == path.size() || path[i] == '/') ::mkdir(path.substr(0, i).c_str(), 0755);
-  }
-}
 
 // Reads a cached PTX, or returns false.
 bool read_cache(const std::string& file, std::string& out) {
@@ -56,7 +40,7 @@ bool read_cache(const std::string& file, std::string& out) {
 
 // Best effort: a cache that cannot be written only costs a recompilation next time.
 void write_cache(const std::string& dir, const std::string& file, const std::string& ptx) {
-  make_dirs(dir);
+  ::ember::detail::make_dirs(dir);
   const std::string tmp = file + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary);
@@ -89,7 +73,7 @@ struct RawKernel::Impl {
     nvrtcVersion(&major, &minor);
     k += "\0nvrtc=" + std::to_string(major) + "." + std::to_string(minor);
 #endif
-    return hex(fnv1a(k));
+    return ::ember::detail::hash_hex(k);
   }
 
   // PTX and the lowered (mangled) name for `arch`; compiles on a cache miss. Caller holds mutex.
@@ -185,11 +169,7 @@ int64_t RawKernel::compilations() {
 }
 
 std::string RawKernel::cache_dir() {
-  if (const char* d = std::getenv("EMBER_KERNEL_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    return std::string(x) + "/ember/kernels";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ember/kernels";
-  return "/tmp/ember-kernels";
+  return ::ember::detail::user_cache_dir("EMBER_KERNEL_CACHE_DIR", "kernels");
 }
 
 std::string RawKernel::ptx(int arch) const {

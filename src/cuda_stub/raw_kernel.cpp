@@ -2,6 +2,7 @@
 // says why it cannot run.
 #include <cstdlib>
 
+#include "core/user_cache.h"
 #include "ember/cuda.h"
 #include "ember/cuda_kernel.h"
 #include "ember/error.h"
@@ -33,11 +34,7 @@ int64_t RawKernel::compilations() {
   return 0;
 }
 std::string RawKernel::cache_dir() {
-  if (const char* d = std::getenv("EMBER_KERNEL_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    return std::string(x) + "/ember/kernels";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ember/kernels";
-  return "/tmp/ember-kernels";
+  return ::ember::detail::user_cache_dir("EMBER_KERNEL_CACHE_DIR", "kernels");
 }
 std::string RawKernel::ptx(int) const {
   unavailable(impl_->name);

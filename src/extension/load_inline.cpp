@@ -15,6 +15,8 @@
 #include <map>
 #include <mutex>
 
+#include "core/user_cache.h"
+
 namespace ember::cpp_extension {
 
 struct Extension::Impl {
@@ -26,29 +28,9 @@ struct Extension::Impl {
 
 namespace {
 
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 std::string env_or(const char* var, const std::string& fallback) {
   const char* v = std::getenv(var);
   return v && *v ? std::string(v) : fallback;
-}
-
-std::string cache_dir() {
-  if (const char* d = std::getenv("EMBER_EXTENSIONS_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    return std::string(x) + "/ember/extensions";
-  if (const char* h = std::getenv("HOME"); h && *h)
-    return std::string(h) + "/.cache/ember/extensions";
-  return "/tmp/ember-extensions";
-}
-
-void make_dirs(const std::string& path) {
-  for (size_t i = 1; i <= path.size(); ++i) {
-    if (i == path.size() || path[i] == '/') ::mkdir(path.substr(0, i).c_str(), 0755);
-  }
 }
 
 bool exists(const std::string& p) {
@@ -152,17 +134,16 @@ Extension load_inline(const std::string& name, const std::string& cpp_source,
   for (const auto& f : options.extra_ldflags) ldflags += " " + quote(f);
   const std::string source = cpp_source + exports_for(functions);
 
-  char key_hex[17];
-  std::snprintf(key_hex, sizeof key_hex, "%016llx",
-                static_cast<unsigned long long>(
-                    fnv1a(source + '\0' + cxx + '\0' + flags + '\0' + ldflags + '\0' +
-                          EMBER_VERSION_STRING_FOR_EXTENSIONS + '\0' + include)));
-  const std::string dir = cache_dir() + "/" + name + "-" + key_hex;
+  const std::string key =
+      ::ember::detail::hash_hex(source + '\0' + cxx + '\0' + flags + '\0' + ldflags + '\0' +
+                                EMBER_VERSION_STRING_FOR_EXTENSIONS + '\0' + include);
+  const std::string dir = ::ember::detail::user_cache_dir("EMBER_EXTENSIONS_DIR", "extensions") +
+                          "/" + name + "-" + key;
   const std::string so = dir + "/" + name + ".so";
 
   std::lock_guard<std::mutex> lock(g_mutex);
   if (!exists(so)) {
-    make_dirs(dir);
+    ::ember::detail::make_dirs(dir);
     const std::string src = dir + "/" + name + ".cpp";
     const std::string tmp = so + ".tmp." + std::to_string(::getpid());
     {
