@@ -46,15 +46,12 @@ struct F32x8 {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
   }
   static R round(R a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  // u * 2^q for integral q in [-252, 252], as two normal powers of two, so a subnormal result is
-  // rounded once (in the second product).
+  // u * 2^q for integral q in [-190, 63] (exp_nonpositive's range): 2^(q + 64) is a normal float,
+  // and the exact 2^-64 after it rounds a subnormal result once.
   static R scale(R u, R q) {
-    const __m256i qi = _mm256_cvtps_epi32(q), h = _mm256_srai_epi32(qi, 1);
-    const auto pow2 = [](__m256i k) {
-      return _mm256_castsi256_ps(
-          _mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(127)), 23));
-    };
-    return _mm256_mul_ps(_mm256_mul_ps(u, pow2(h)), pow2(_mm256_sub_epi32(qi, h)));
+    const __m256i biased = _mm256_add_epi32(_mm256_cvtps_epi32(q), _mm256_set1_epi32(127 + 64));
+    const R pow2 = _mm256_castsi256_ps(_mm256_slli_epi32(biased, 23));
+    return _mm256_mul_ps(_mm256_mul_ps(u, pow2), _mm256_set1_ps(0x1p-64f));
   }
   static T reduce_add(R v) {
     __m128 s = fold(v);
