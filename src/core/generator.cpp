@@ -33,4 +33,15 @@ PhiloxState reserve_random_blocks(uint64_t blocks) {
   return s;
 }
 
+PhiloxState generator_state() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return PhiloxState{g_seed, g_offset};
+}
+
+void set_generator_state(PhiloxState state) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_seed = state.seed;
+  g_offset = state.offset;
+}
+
 }  // namespace ember

@@ -17,6 +17,15 @@ Tensor SequentialImpl::forward(const Tensor& input) {
   return x;
 }
 
+std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<SequentialImpl>();
+  copy->train(is_training());  // before it has children: this module's own mode
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    copy->push_back(children_[i].key(), modules_[i].clone(device));
+  }
+  return copy;
+}
+
 void SequentialImpl::check_index(size_t index) const {
   EMBER_CHECK(index < modules_.size(), IndexError, "Index ", index,
               " is out of range for a Sequential of size ", modules_.size());
@@ -29,6 +38,13 @@ std::shared_ptr<Module> SequentialImpl::ptr(size_t index) const {
 
 void SequentialImpl::pretty_print(std::ostream& stream) const {
   stream << "Sequential";
+}
+
+std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleListImpl>();
+  copy->train(is_training());
+  for (const auto& m : modules_) copy->push_back(m->clone(device));
+  return copy;
 }
 
 void ModuleListImpl::push_back(std::shared_ptr<Module> module) {

@@ -236,6 +236,10 @@ Tensor conv2d_with_padding(const Tensor& input, const Tensor& weight, const Tens
 }
 
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : options(options_) {
+  reset();
+}
+
+void Conv2dImpl::reset() {
   const int64_t groups = options.groups();
   EMBER_CHECK(groups > 0, ValueError, "Conv2d: groups must be a positive integer, got ", groups);
   EMBER_CHECK(options.in_channels() % groups == 0, ValueError,

@@ -49,13 +49,18 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 namespace nn {
 
 EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options_) : options(options_) {
+  reset();
+}
+
+void EmbeddingImpl::reset() {
   const int64_t V = options.num_embeddings(), D = options.embedding_dim();
   if (auto& p = options.padding_idx()) {
     EMBER_CHECK(*p < V && *p >= -V, ValueError, "Embedding: padding_idx (", *p,
                 ") must be within num_embeddings (", V, ")");
     if (*p < 0) *p += V;
   }
-  if (options._weight().defined()) {
+  // A given _weight becomes the parameter itself, once: a clone gets a tensor of its own.
+  if (options._weight().defined() && !weight.defined()) {
     EMBER_CHECK(options._weight().sizes() == IntArrayRef({V, D}), ValueError,
                 "Shape of _weight does not match num_embeddings and embedding_dim: expected [", V,
                 ", ", D, "], got ", options._weight().sizes());

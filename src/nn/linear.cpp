@@ -30,6 +30,10 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
 namespace nn {
 
 LinearImpl::LinearImpl(const LinearOptions& options_) : options(options_) {
+  reset();
+}
+
+void LinearImpl::reset() {
   EMBER_CHECK(options.in_features() >= 0 && options.out_features() >= 0, ValueError,
               "Linear: in_features and out_features must be non-negative, got ",
               options.in_features(), " and ", options.out_features());

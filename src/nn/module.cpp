@@ -1,6 +1,8 @@
 // nn::Module: registration, traversal, in-place device/dtype moves, state dicts and printing.
 #include "ember/nn/module.h"
 
+#include "core/generator.h"
+
 #include <cxxabi.h>
 
 #include <cstdlib>
@@ -220,6 +222,69 @@ void Module::move_tensors(std::optional<Device> device, std::optional<ScalarType
     for (const auto& it : m->buffers_) move(it.value());
   }
 }
+
+std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {
+  throw NotImplementedError(detail::str_cat(
+      "clone() has not been implemented for ", name(), ". Subclass ember::nn::Cloneable<", name(),
+      "> instead of ember::nn::Module (and implement reset()) to inherit the ability to clone"));
+}
+
+void Module::clone_(Module&, const std::optional<Device>&) {
+  throw NotImplementedError(detail::str_cat(
+      "clone() has not been implemented for ", name(), ". Subclass ember::nn::Cloneable<", name(),
+      "> instead of ember::nn::Module (and implement reset()) to inherit the ability to clone"));
+}
+
+void Module::clone_state_into(Module& copy, const std::optional<Device>& device) const {
+  NoGradGuard no_grad;
+  auto copy_tensors = [&](const OrderedDict<std::string, Tensor>& from,
+                          OrderedDict<std::string, Tensor>& to, const char* what) {
+    auto names = [](const std::vector<std::string>& keys) {
+      std::string out;
+      for (const auto& k : keys) out += (out.empty() ? "" : ", ") + k;
+      return "(" + out + ")";
+    };
+    EMBER_CHECK(from.keys() == to.keys(), Error, "clone(): reset() of ", name(), " registered the ",
+                what, "s ", names(to.keys()), " but the module has ", names(from.keys()),
+                ": reset() must create what the constructor creates");
+    for (const auto& item : from) {
+      const Tensor& src = item.value();
+      Tensor& dst = to[item.key()];
+      if (!src.defined()) {
+        dst = Tensor();
+        continue;
+      }
+      Tensor data = src.detach().to(device.value_or(src.device()), /*non_blocking=*/false,
+                                    /*copy=*/true);
+      if (!dst.defined()) dst = data;
+      swap_in(dst, data);
+      dst.set_requires_grad(src.requires_grad());
+    }
+  };
+  copy_tensors(parameters_, copy.parameters_, "parameter");
+  copy_tensors(buffers_, copy.buffers_, "buffer");
+  for (const auto& child : children_) {
+    std::shared_ptr<Module>* slot = copy.children_.find(child.key());
+    EMBER_CHECK(slot != nullptr, Error, "clone(): reset() of ", name(),
+                " did not register the submodule '", child.key(), "'");
+    (*slot)->clone_(*child.value(), device);
+  }
+}
+
+}  // namespace ember::nn
+
+namespace ember::detail {
+PreserveRandomState::PreserveRandomState() {
+  PhiloxState s = generator_state();
+  seed_ = s.seed;
+  offset_ = s.offset;
+}
+PreserveRandomState::~PreserveRandomState() {
+  set_generator_state(PhiloxState{seed_, offset_});
+}
+}  // namespace ember::detail
+
+namespace ember::nn {
 
 void Module::to(Device device, ScalarType dtype, bool non_blocking) {
   move_tensors(device, dtype, non_blocking);

@@ -125,6 +125,10 @@ namespace nn {
 
 BatchNormImplBase::BatchNormImplBase(const BatchNormOptions& options_, int64_t dims)
     : options(options_), dims_(dims) {
+  reset();
+}
+
+void BatchNormImplBase::reset() {
   const int64_t C = options.num_features();
   EMBER_CHECK(C > 0, ValueError, "BatchNorm: num_features must be positive, got ", C);
   if (options.affine()) {
@@ -196,6 +200,10 @@ void BatchNorm2dImpl::check_input_dim(const Tensor& input) const {
 }
 
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) {
+  reset();
+}
+
+void LayerNormImpl::reset() {
   if (options.elementwise_affine()) {
     weight = register_parameter("weight", ember::empty(options.normalized_shape()));
     bias = register_parameter("bias", ember::empty(options.normalized_shape()));

@@ -17,6 +17,21 @@
 #include "ember/nn/pimpl.h"
 #include "ember/tensor.h"
 
+namespace ember::detail {
+// Keeps the default generator's state across a scope (clone() re-runs constructors' random
+// initialisation, which must not shift the random numbers the program draws afterwards).
+class EMBER_API PreserveRandomState {
+ public:
+  PreserveRandomState();
+  ~PreserveRandomState();
+  PreserveRandomState(const PreserveRandomState&) = delete;
+  PreserveRandomState& operator=(const PreserveRandomState&) = delete;
+
+ private:
+  uint64_t seed_, offset_;
+};
+}  // namespace ember::detail
+
 namespace ember::nn {
 
 class EMBER_API Module : public std::enable_shared_from_this<Module> {
@@ -111,6 +126,12 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   // This module and its children, indented as libtorch and PyTorch print them.
   void pretty_print_recursive(std::ostream& stream, const std::string& indentation) const;
 
+  // ---- cloning ----
+  // A deep copy (libtorch's Module::clone): new parameters and buffers with the same values
+  // (moved to `device` when given), submodules cloned. Modules get it by deriving from
+  // nn::Cloneable<Self> (every built-in module does); this base version throws, naming the module.
+  virtual std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const;
+
   template <typename ModuleType>
   typename ModuleType::ContainedType* as() noexcept {
     return as<typename ModuleType::ContainedType>();
@@ -121,6 +142,17 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   }
 
  protected:
+  // Replaces this module's state with `other`'s, a module of the same type (how a cloned
+  // submodule is put in the place its parent's reset() created for it).
+  virtual void clone_(Module& other, const std::optional<Device>& device);
+  // The clone of `self` built by Cloneable: a copy of the object whose reset() registers fresh
+  // tensors and submodules, which then receive copies of self's (without drawing random numbers).
+  template <typename Derived>
+  static std::shared_ptr<Derived> clone_by_reset(const Derived& self,
+                                                 const std::optional<Device>& device);
+  // Copies self's parameters, buffers and submodules into `copy` after its reset().
+  void clone_state_into(Module& copy, const std::optional<Device>& device) const;
+
   // Subclasses that hold tensors outside the registered dicts may override these.
   OrderedDict<std::string, Tensor> parameters_{"Parameter"};
   OrderedDict<std::string, Tensor> buffers_{"Buffer"};
@@ -135,6 +167,23 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   mutable std::optional<std::string> name_;
   bool is_training_ = true;
 };
+
+template <typename Derived>
+std::shared_ptr<Derived> Module::clone_by_reset(const Derived& self,
+                                                const std::optional<Device>& device) {
+  NoGradGuard no_grad;
+  std::shared_ptr<Derived> copy;
+  {
+    ::ember::detail::PreserveRandomState keep_random_numbers;
+    copy = std::make_shared<Derived>(self);
+    copy->parameters_.clear();
+    copy->buffers_.clear();
+    copy->children_.clear();
+    copy->reset();
+  }
+  self.clone_state_into(*copy, device);
+  return copy;
+}
 
 EMBER_API std::ostream& operator<<(std::ostream& stream, const Module& module);
 

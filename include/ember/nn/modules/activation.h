@@ -1,13 +1,15 @@
 #pragma once
 // Activation layers: ReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax.
+#include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/activation.h"
 #include "ember/nn/pimpl.h"
 
 namespace ember::nn {
 
-class EMBER_API ReLUImpl : public Module {
+class EMBER_API ReLUImpl : public Cloneable<ReLUImpl> {
  public:
+  void reset() override {}
   explicit ReLUImpl(const ReLUOptions& options = {});
   Tensor forward(Tensor input);
   void pretty_print(std::ostream& stream) const override;
@@ -15,8 +17,9 @@ class EMBER_API ReLUImpl : public Module {
 };
 EMBER_MODULE(ReLU);
 
-class EMBER_API GELUImpl : public Module {
+class EMBER_API GELUImpl : public Cloneable<GELUImpl> {
  public:
+  void reset() override {}
   explicit GELUImpl(GELUOptions options = {});
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
@@ -24,29 +27,33 @@ class EMBER_API GELUImpl : public Module {
 };
 EMBER_MODULE(GELU);
 
-class EMBER_API SiLUImpl : public Module {
+class EMBER_API SiLUImpl : public Cloneable<SiLUImpl> {
  public:
+  void reset() override {}
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
 };
 EMBER_MODULE(SiLU);
 
-class EMBER_API SigmoidImpl : public Module {
+class EMBER_API SigmoidImpl : public Cloneable<SigmoidImpl> {
  public:
+  void reset() override {}
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
 };
 EMBER_MODULE(Sigmoid);
 
-class EMBER_API TanhImpl : public Module {
+class EMBER_API TanhImpl : public Cloneable<TanhImpl> {
  public:
+  void reset() override {}
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;
 };
 EMBER_MODULE(Tanh);
 
-class EMBER_API SoftmaxImpl : public Module {
+class EMBER_API SoftmaxImpl : public Cloneable<SoftmaxImpl> {
  public:
+  void reset() override {}
   explicit SoftmaxImpl(int64_t dim) : SoftmaxImpl(SoftmaxOptions(dim)) {}
   explicit SoftmaxImpl(const SoftmaxOptions& options);
   Tensor forward(const Tensor& input);
@@ -55,8 +62,9 @@ class EMBER_API SoftmaxImpl : public Module {
 };
 EMBER_MODULE(Softmax);
 
-class EMBER_API LogSoftmaxImpl : public Module {
+class EMBER_API LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
  public:
+  void reset() override {}
   explicit LogSoftmaxImpl(int64_t dim) : LogSoftmaxImpl(LogSoftmaxOptions(dim)) {}
   explicit LogSoftmaxImpl(const LogSoftmaxOptions& options);
   Tensor forward(const Tensor& input);

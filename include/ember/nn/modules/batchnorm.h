@@ -1,6 +1,7 @@
 #pragma once
 // BatchNorm1d and BatchNorm2d with running statistics kept as buffers (running_mean,
 // running_var, num_batches_tracked), so they move with to() and appear in state_dict().
+#include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/normalization.h"
 #include "ember/nn/pimpl.h"
@@ -10,6 +11,8 @@ namespace ember::nn {
 class EMBER_API BatchNormImplBase : public Module {
  public:
   BatchNormImplBase(const BatchNormOptions& options, int64_t dims);
+  // Creates the parameters and running statistics (the constructor calls it; clone() too).
+  virtual void reset();
   Tensor forward(const Tensor& input);
   void reset_running_stats();
   void reset_parameters();
@@ -25,7 +28,7 @@ class EMBER_API BatchNormImplBase : public Module {
 };
 
 class EMBER_API BatchNorm1dImpl : public BatchNormImplBase {
- public:
+  EMBER_CLONEABLE(BatchNorm1dImpl)
   explicit BatchNorm1dImpl(int64_t num_features)
       : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
   explicit BatchNorm1dImpl(const BatchNormOptions& options) : BatchNormImplBase(options, 1) {}
@@ -36,7 +39,7 @@ class EMBER_API BatchNorm1dImpl : public BatchNormImplBase {
 EMBER_MODULE(BatchNorm1d);
 
 class EMBER_API BatchNorm2dImpl : public BatchNormImplBase {
- public:
+  EMBER_CLONEABLE(BatchNorm2dImpl)
   explicit BatchNorm2dImpl(int64_t num_features)
       : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
   explicit BatchNorm2dImpl(const BatchNormOptions& options) : BatchNormImplBase(options, 2) {}

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/pimpl.h"
 
@@ -36,6 +37,8 @@ class AnyModule {
     if constexpr (detail::has_tensor_forward<M>::value) {
       forward_ = [m = module.get()](const Tensor& x) -> Tensor { return m->forward(x); };
     }
+    // A clone is of the same type: wrap it as this one was.
+    wrap_ = [](std::shared_ptr<Module> m) { return AnyModule(std::static_pointer_cast<M>(m)); };
   }
   template <typename M>
   explicit AnyModule(const ModuleHolder<M>& holder) : AnyModule(holder.ptr()) {}
@@ -54,6 +57,11 @@ class AnyModule {
     return forward_(input);
   }
   const std::shared_ptr<Module>& ptr() const noexcept { return module_; }
+  // The module's clone (Module::clone), wrapped as this one is.
+  AnyModule clone(const std::optional<Device>& device = std::nullopt) const {
+    EMBER_CHECK(module_ != nullptr, Error, "Cannot clone an empty AnyModule");
+    return wrap_(module_->clone(device));
+  }
   template <typename T>
   std::shared_ptr<T> ptr() const {
     auto p = std::dynamic_pointer_cast<T>(module_);
@@ -69,6 +77,7 @@ class AnyModule {
  private:
   std::shared_ptr<Module> module_;
   std::function<Tensor(const Tensor&)> forward_;
+  std::function<AnyModule(std::shared_ptr<Module>)> wrap_;
 };
 
 // A name and a module, for Sequential({{"fc1", Linear(2, 3)}, {"act", ReLU()}}).
@@ -87,8 +96,11 @@ class NamedAnyModule {
   AnyModule module_;
 };
 
-class EMBER_API SequentialImpl : public Module {
+class EMBER_API SequentialImpl : public Cloneable<SequentialImpl> {
  public:
+  // A Sequential is built by push_back, not by its constructor: clone() clones each module.
+  void reset() override {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   using Iterator = std::vector<AnyModule>::iterator;
   using ConstIterator = std::vector<AnyModule>::const_iterator;
 
@@ -156,8 +168,10 @@ class Sequential : public ModuleHolder<SequentialImpl> {
       : ModuleHolder(std::make_shared<SequentialImpl>(named_modules)) {}
 };
 
-class EMBER_API ModuleListImpl : public Module {
+class EMBER_API ModuleListImpl : public Cloneable<ModuleListImpl> {
  public:
+  void reset() override {}
+  std::shared_ptr<Module> clone(const std::optional<Device>& device = std::nullopt) const override;
   using Iterator = std::vector<std::shared_ptr<Module>>::iterator;
   using ConstIterator = std::vector<std::shared_ptr<Module>>::const_iterator;
 

@@ -1,13 +1,16 @@
 #pragma once
 // Embedding: a lookup table of num_embeddings rows of size embedding_dim.
+#include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/embedding.h"
 #include "ember/nn/pimpl.h"
 
 namespace ember::nn {
 
-class EMBER_API EmbeddingImpl : public Module {
+class EMBER_API EmbeddingImpl : public Cloneable<EmbeddingImpl> {
  public:
+  // Creates the parameters (the constructor calls it; clone() too).
+  void reset() override;
   EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
       : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
   explicit EmbeddingImpl(const EmbeddingOptions& options);

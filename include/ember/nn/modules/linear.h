@@ -1,13 +1,16 @@
 #pragma once
 // Linear (y = x W^T + b) and Flatten.
+#include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/linear.h"
 #include "ember/nn/pimpl.h"
 
 namespace ember::nn {
 
-class EMBER_API LinearImpl : public Module {
+class EMBER_API LinearImpl : public Cloneable<LinearImpl> {
  public:
+  // Creates the parameters (the constructor calls it; clone() too).
+  void reset() override;
   LinearImpl(int64_t in_features, int64_t out_features)
       : LinearImpl(LinearOptions(in_features, out_features)) {}
   explicit LinearImpl(const LinearOptions& options);
@@ -22,8 +25,9 @@ class EMBER_API LinearImpl : public Module {
 };
 EMBER_MODULE(Linear);
 
-class EMBER_API FlattenImpl : public Module {
+class EMBER_API FlattenImpl : public Cloneable<FlattenImpl> {
  public:
+  void reset() override {}
   explicit FlattenImpl(const FlattenOptions& options = {});
   Tensor forward(const Tensor& input);
   void pretty_print(std::ostream& stream) const override;

@@ -1,13 +1,15 @@
 #pragma once
 // Loss modules: forward(input, target) with the options fixed at construction.
+#include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/loss.h"
 #include "ember/nn/pimpl.h"
 
 namespace ember::nn {
 
-class EMBER_API CrossEntropyLossImpl : public Module {
+class EMBER_API CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
  public:
+  void reset() override {}
   explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {});
   Tensor forward(const Tensor& input, const Tensor& target);
   void pretty_print(std::ostream& stream) const override;
@@ -16,8 +18,9 @@ class EMBER_API CrossEntropyLossImpl : public Module {
 };
 EMBER_MODULE(CrossEntropyLoss);
 
-class EMBER_API NLLLossImpl : public Module {
+class EMBER_API NLLLossImpl : public Cloneable<NLLLossImpl> {
  public:
+  void reset() override {}
   explicit NLLLossImpl(const NLLLossOptions& options = {});
   Tensor forward(const Tensor& input, const Tensor& target);
   void pretty_print(std::ostream& stream) const override;
@@ -26,8 +29,9 @@ class EMBER_API NLLLossImpl : public Module {
 };
 EMBER_MODULE(NLLLoss);
 
-class EMBER_API MSELossImpl : public Module {
+class EMBER_API MSELossImpl : public Cloneable<MSELossImpl> {
  public:
+  void reset() override {}
   explicit MSELossImpl(const MSELossOptions& options = {});
   Tensor forward(const Tensor& input, const Tensor& target);
   void pretty_print(std::ostream& stream) const override;
@@ -35,8 +39,9 @@ class EMBER_API MSELossImpl : public Module {
 };
 EMBER_MODULE(MSELoss);
 
-class EMBER_API L1LossImpl : public Module {
+class EMBER_API L1LossImpl : public Cloneable<L1LossImpl> {
  public:
+  void reset() override {}
   explicit L1LossImpl(const L1LossOptions& options = {});
   Tensor forward(const Tensor& input, const Tensor& target);
   void pretty_print(std::ostream& stream) const override;
@@ -44,8 +49,9 @@ class EMBER_API L1LossImpl : public Module {
 };
 EMBER_MODULE(L1Loss);
 
-class EMBER_API BCEWithLogitsLossImpl : public Module {
+class EMBER_API BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
  public:
+  void reset() override {}
   explicit BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options = {});
   Tensor forward(const Tensor& input, const Tensor& target);
   void pretty_print(std::ostream& stream) const override;

@@ -1,13 +1,16 @@
 #pragma once
 // LayerNorm over the trailing normalized_shape dimensions.
+#include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/normalization.h"
 #include "ember/nn/pimpl.h"
 
 namespace ember::nn {
 
-class EMBER_API LayerNormImpl : public Module {
+class EMBER_API LayerNormImpl : public Cloneable<LayerNormImpl> {
  public:
+  // Creates the parameters (the constructor calls it; clone() too).
+  void reset() override;
   explicit LayerNormImpl(std::vector<int64_t> normalized_shape)
       : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
   explicit LayerNormImpl(const LayerNormOptions& options);
