@@ -27,13 +27,10 @@ void audit_thread_leave();
 // `call` is the CUDA call that waited, `what` the operation (as for before_implicit_sync).
 EMBER_API void record_sync(bool implicit, double wait_ms,
                            const char* call = "cudaStreamSynchronize", const char* what = nullptr);
-// A tensor's storage allocated or freed (for the profiler's memory events); callers check
-// active() first, so that nothing but the load is paid when nobody listens.
+// A tensor's storage allocated (make_empty) or freed (~StorageImpl), for the profiler's memory
+// events; callers check active() first, so that nothing but the load is paid when nobody listens.
 EMBER_API void record_alloc_slow(const void* p, size_t bytes, Device device);
 EMBER_API void record_free_slow(const void* p);
-inline void record_free(const void* p) {
-  if (active()) record_free_slow(p);
-}
 
 // Why the current thread is about to wait, for the sync debug mode's message ("item()",
 // "printing a tensor"); the innermost reason wins.

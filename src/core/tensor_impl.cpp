@@ -1,7 +1,6 @@
 // TensorImpl: metadata over a shared storage.
 #include "ember/tensor_impl.h"
 
-#include "core/device_audit.h"
 #include "ember/autograd.h"
 
 namespace ember {
@@ -10,10 +9,6 @@ TensorImpl::TensorImpl(Ref<StorageImpl> storage, ScalarType dtype, IntArrayRef s
                        IntArrayRef strides, int64_t storage_offset)
     : storage_(std::move(storage)), storage_offset_(storage_offset), dtype_(dtype) {
   set_sizes_strides(sizes, strides);
-}
-
-StorageImpl::~StorageImpl() {
-  audit::record_free(data.get());
 }
 
 TensorImpl::~TensorImpl() = default;
