@@ -18,6 +18,7 @@
 #include "ember/ops.h"
 #include "ember/optim.h"
 #include "ember/options.h"
+#include "ember/profiler.h"
 #include "ember/scalar.h"
 #include "ember/serialize.h"
 #include "ember/serialize_module.h"
