@@ -14,6 +14,7 @@
 #include "ember/dtype.h"
 #include "ember/error.h"
 #include "ember/nn.h"
+#include "ember/nn/parallel/data_parallel.h"
 #include "ember/nn/parallel/distributed_data_parallel.h"
 #include "ember/ops.h"
 #include "ember/optim.h"

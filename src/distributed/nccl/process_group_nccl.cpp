@@ -172,8 +172,8 @@ bool is_nccl_available() {
 ProcessGroupNCCL::ProcessGroupNCCL(const std::shared_ptr<Store>& store, int rank, int size,
                                    Options options)
     : ProcessGroup(rank, size), impl_(std::make_unique<Impl>()) {
-  EMBER_CHECK(cuda::is_available(), NotImplementedError,
-              "the NCCL backend needs a GPU: ", cuda::unavailable_reason());
+  EMBER_CHECK(cuda::is_available(), NotImplementedError, "the NCCL backend needs a GPU (",
+              cuda::unavailable_reason(), "): use the \"gloo\" backend for CPU tensors");
   EMBER_CHECK(!cuda::is_simulated(), NotImplementedError,
               "the NCCL backend cannot run on the CUDA simulator: use the \"gloo\" backend");
   EMBER_CHECK(store != nullptr, ValueError, "ProcessGroupNCCL: the store is null");
