@@ -236,6 +236,62 @@ std::vector<T> run_vec(const VecMathKernels& k, VecUnary op, const std::vector<T
   return out;
 }
 
+// A softmax (or log_softmax) y of x against long double on the same inputs. `chain` bounds the
+// longest run of additions one lane makes into the sum (its relative error is below chain * eps).
+template <typename T>
+::testing::AssertionResult softmax_matches_exact(const std::vector<T>& x, const std::vector<T>& y,
+                                                 bool log_space, LD chain) {
+  const LD eps = std::ldexp(LD(1), -std::numeric_limits<T>::digits);
+  LD m = x[0], sum = 0;
+  for (T v : x) m = std::max<LD>(m, v);
+  for (T v : x) sum += std::exp(LD(v) - m);
+  const LD sum_err = chain * eps;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const LD d = LD(x[i]) - m;  // exact here; rounded once in T by the kernel
+    const LD ref = log_space ? d - std::log(sum) : std::exp(d) / sum;
+    if (std::isinf(ref)) {  // a masked entry of log_softmax
+      if (LD(y[i]) != ref) return ::testing::AssertionFailure() << "[" << i << "] got " << y[i];
+      continue;
+    }
+    const LD allowed = log_space
+                           ? ulp_of<T>(d) + 2 * ulp_of<T>(std::log(sum)) + ulp_of<T>(ref) + sum_err
+                           : ref * (sum_err + 0.5 * ulp_of<T>(d)) + 3 * ulp_of<T>(ref);
+    if (!(std::fabs(LD(y[i]) - ref) <= allowed)) {
+      return ::testing::AssertionFailure() << "[" << i << "] x=" << x[i] << " got " << y[i]
+                                           << " exact " << static_cast<double>(ref);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// The gradient gx of a softmax from its output y and incoming gradient g, against long double.
+template <typename T>
+::testing::AssertionResult softmax_grad_matches_exact(const std::vector<T>& g,
+                                                      const std::vector<T>& y,
+                                                      const std::vector<T>& gx, bool log_space,
+                                                      LD chain) {
+  const LD eps = std::ldexp(LD(1), -std::numeric_limits<T>::digits);
+  LD dot = 0, mag = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const LD term = log_space ? LD(g[i]) : LD(g[i]) * y[i];
+    dot += term;
+    mag += std::fabs(term);
+  }
+  const LD dot_err = chain * eps * mag;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const LD e = log_space ? std::exp(LD(y[i])) : 0;
+    const LD ref = log_space ? g[i] - e * dot : y[i] * (g[i] - dot);
+    const LD allowed =
+        log_space ? e * (dot_err + 2 * ulp_of<T>(dot)) + 2 * ulp_of<T>(ref)
+                  : std::fabs(LD(y[i])) * (dot_err + ulp_of<T>(g[i] - dot)) + ulp_of<T>(ref);
+    if (!(std::fabs(LD(gx[i]) - ref) <= allowed)) {
+      return ::testing::AssertionFailure()
+             << "[" << i << "] got " << gx[i] << " exact " << static_cast<double>(ref);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 class VecMath : public ::testing::TestWithParam<CpuIsa> {
  protected:
   void SetUp() override {
@@ -327,28 +383,15 @@ class VecMath : public ::testing::TestWithParam<CpuIsa> {
   void check_softmax_rows() {
     std::mt19937 gen(7);
     std::normal_distribution<double> normal(0.0, 6.0);
-    const LD eps = std::ldexp(LD(1), -std::numeric_limits<T>::digits);
     for (int64_t D :
          {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 100, 1024, 1031}) {
       std::vector<T> x(D), y(D);
       for (auto& v : x) v = static_cast<T>(normal(gen));
       for (bool log_space : {false, true}) {
         k_->softmax<T>()(y.data(), x.data(), D, log_space);
-        LD m = x[0], sum = 0;
-        for (T v : x) m = std::max<LD>(m, v);
-        for (T v : x) sum += std::exp(LD(v) - m);
-        // Partial sums over the lanes, then across them: relative error below (D/W + log W) eps.
-        const LD sum_err = (LD(D) / 4 + 8) * eps;
-        for (int64_t i = 0; i < D; ++i) {
-          const LD d = LD(x[i]) - m;  // exact here; rounded once in T by the kernel
-          const LD ref = log_space ? d - std::log(sum) : std::exp(d) / sum;
-          const LD allowed =
-              log_space ? ulp_of<T>(d) + 2 * ulp_of<T>(std::log(sum)) + ulp_of<T>(ref) + sum_err
-                        : ref * (sum_err + 0.5 * ulp_of<T>(d)) + 3 * ulp_of<T>(ref);
-          ASSERT_LE(std::fabs(LD(y[i]) - ref), allowed)
-              << (log_space ? "log_softmax" : "softmax") << " D=" << D << " i=" << i
-              << " x=" << x[i] << " got " << y[i] << " exact " << static_cast<double>(ref);
-        }
+        // Partial sums over the lanes, then across them.
+        ASSERT_TRUE(softmax_matches_exact(x, y, log_space, LD(D) / 4 + 8))
+            << (log_space ? "log_softmax" : "softmax") << " D=" << D;
       }
     }
   }
@@ -360,7 +403,6 @@ class VecMath : public ::testing::TestWithParam<CpuIsa> {
   void check_softmax_backward_rows() {
     std::mt19937 gen(9);
     std::normal_distribution<double> normal(0.0, 3.0);
-    const LD eps = std::ldexp(LD(1), -std::numeric_limits<T>::digits);
     for (int64_t D : {1, 3, 7, 8, 9, 16, 17, 33, 100, 1031}) {
       std::vector<T> x(D), g(D), y(D), gx(D);
       for (auto& v : x) v = static_cast<T>(normal(gen));
@@ -370,24 +412,50 @@ class VecMath : public ::testing::TestWithParam<CpuIsa> {
       for (bool log_space : {false, true}) {
         k_->softmax<T>()(y.data(), x.data(), D, log_space);
         k_->softmax_backward<T>()(gx.data(), g.data(), y.data(), D, log_space);
-        LD dot = 0, mag = 0;
-        for (int64_t i = 0; i < D; ++i) {
-          const LD term = log_space ? LD(g[i]) : LD(g[i]) * y[i];
-          dot += term;
-          mag += std::fabs(term);
-        }
-        const LD dot_err = (LD(D) / 4 + 8) * eps * mag;  // lane-wise partial sums
-        for (int64_t i = 0; i < D; ++i) {
-          const LD e = log_space ? std::exp(LD(y[i])) : 0;
-          const LD ref = log_space ? g[i] - e * dot : y[i] * (g[i] - dot);
-          const LD allowed =
-              log_space ? e * (dot_err + 2 * ulp_of<T>(dot)) + 2 * ulp_of<T>(ref)
-                        : std::fabs(LD(y[i])) * (dot_err + ulp_of<T>(g[i] - dot)) + ulp_of<T>(ref);
-          ASSERT_LE(std::fabs(LD(gx[i]) - ref), allowed)
-              << (log_space ? "log_softmax" : "softmax") << " backward D=" << D << " i=" << i
-              << " got " << gx[i] << " exact " << static_cast<double>(ref);
-        }
+        ASSERT_TRUE(softmax_grad_matches_exact(g, y, gx, log_space, LD(D) / 4 + 8))
+            << (log_space ? "log_softmax" : "softmax") << " backward D=" << D;
         if (masked) EXPECT_EQ(gx[D / 2], log_space ? g[D / 2] : T(0)) << "masked entry, D=" << D;
+      }
+    }
+  }
+
+  // A dim other than the last: blocks of `ncols` columns, D elements `stride` apart (stride >
+  // ncols, as inside a larger slice), forward and backward, each column against long double; a
+  // masked entry, an all-masked column (NaN) and a NaN column (NaN) among them.
+  template <typename T>
+  void check_softmax_columns() {
+    std::mt19937 gen(11);
+    std::normal_distribution<double> normal(0.0, 4.0);
+    const T inf = std::numeric_limits<T>::infinity();
+    for (auto [D, ncols] :
+         {std::pair<int64_t, int64_t>{1, 5}, {3, 17}, {10, 16}, {33, 7}, {100, 40}, {7, 64}}) {
+      const int64_t stride = ncols + 3;
+      std::vector<T> x(D * stride), g(D * stride), y(D * stride), gx(D * stride);
+      for (auto& v : x) v = static_cast<T>(normal(gen));
+      for (auto& v : g) v = static_cast<T>(normal(gen));
+      if (D >= 3) x[(D / 2) * stride + 1] = -inf;  // column 1: one masked entry
+      for (int64_t d = 0; d < D; ++d) x[d * stride + 2 % ncols] = -inf;  // column 2: all masked
+      x[(D - 1) * stride + 3 % ncols] = std::numeric_limits<T>::quiet_NaN();  // column 3: NaN
+      for (bool log_space : {false, true}) {
+        k_->softmax_cols<T>()(y.data(), x.data(), D, stride, ncols, log_space);
+        k_->softmax_backward_cols<T>()(gx.data(), g.data(), y.data(), D, stride, ncols, log_space);
+        for (int64_t j = 0; j < ncols; ++j) {
+          std::vector<T> xc(D), yc(D), gc(D), gxc(D);
+          for (int64_t d = 0; d < D; ++d) {
+            xc[d] = x[d * stride + j], yc[d] = y[d * stride + j];
+            gc[d] = g[d * stride + j], gxc[d] = gx[d * stride + j];
+          }
+          const std::string where = std::string(log_space ? "log_softmax" : "softmax") +
+                                    " D=" + std::to_string(D) + " column " + std::to_string(j);
+          const bool nan_column = j == 2 % ncols || j == 3 % ncols;
+          if (nan_column) {
+            for (int64_t d = 0; d < D; ++d) ASSERT_TRUE(std::isnan(yc[d])) << where;
+            continue;
+          }
+          ASSERT_TRUE(softmax_matches_exact(xc, yc, log_space, LD(D) + 8)) << where;
+          ASSERT_TRUE(softmax_grad_matches_exact(gc, yc, gxc, log_space, LD(D) + 8))
+              << where << " backward";
+        }
       }
     }
   }
@@ -462,6 +530,12 @@ TEST_P(VecMath, FloatSoftmaxBackwardRows) {
 }
 TEST_P(VecMath, DoubleSoftmaxBackwardRows) {
   check_softmax_backward_rows<double>();
+}
+TEST_P(VecMath, FloatSoftmaxColumns) {
+  check_softmax_columns<float>();
+}
+TEST_P(VecMath, DoubleSoftmaxColumns) {
+  check_softmax_columns<double>();
 }
 TEST_P(VecMath, DoubleSoftmaxMasksAndExtremes) {
   check_softmax_special_rows<double>();
@@ -605,6 +679,50 @@ TEST(VecMathOps, SoftmaxRowsMatchPyTorch) {
         const double tol = dt == kDouble ? 1e-13 : 2e-5;
         expect_close(xd.grad(), r.at("y"), tol, tol,
                      fn + " backward " + to_string(dt) + " " + std::to_string(shape[1]));
+      }
+    }
+  }
+}
+
+TEST(VecMathOps, SoftmaxOverOtherDimsMatchesPyTorch) {
+  // dim 1 of [3, 37, 70] (70 columns: a block of 64 and one of 6) and dim 0 of [20, 9], with -inf
+  // masks, in every float dtype, and the gradients in float32/float64.
+  manual_seed(43);
+  for (auto [shape, dim] :
+       {std::pair<std::vector<int64_t>, int64_t>{{3, 37, 70}, 1}, {{20, 9}, 0}}) {
+    Tensor x = randn(shape, kDouble) * 4;
+    x = where(rand(shape, kDouble) < 0.2,
+              full(shape, -std::numeric_limits<double>::infinity(), kDouble), x);
+    const std::string d = std::to_string(dim);
+    for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
+      const Tensor xd = x.to(dt);
+      const bool narrow = dt == kHalf || dt == kBFloat16;
+      auto r =
+          narrow ? torch_run("y = torch.softmax(x.float(), " + d +
+                                 ").to(x.dtype)\n"
+                                 "z = torch.log_softmax(x.float(), " +
+                                 d + ").to(x.dtype)",
+                             {{"x", xd}}, {"y", "z"})
+                 : torch_run("y = torch.softmax(x, " + d + ")\nz = torch.log_softmax(x, " + d + ")",
+                             {{"x", xd}}, {"y", "z"});
+      const double rtol = dt == kDouble ? 1e-13 : dt == kFloat ? 2e-6 : 0x1p-7;
+      const std::string ctx = std::string(to_string(dt)) + " dim " + d;
+      expect_close(softmax(xd, dim), r.at("y"), rtol, dt == kDouble ? 1e-15 : 1e-7,
+                   "softmax " + ctx);
+      expect_close(log_softmax(xd, dim), r.at("z"), rtol, dt == kDouble ? 1e-13 : 4e-6,
+                   "log_softmax " + ctx);
+    }
+    for (ScalarType dt : {kFloat, kDouble}) {
+      const Tensor g = randn(shape, dt);
+      for (bool log_space : {false, true}) {
+        Tensor xd = x.to(dt).detach().clone().requires_grad_();
+        (log_space ? log_softmax(xd, dim) : softmax(xd, dim)).backward(g);
+        const std::string fn = log_space ? "torch.log_softmax" : "torch.softmax";
+        auto r = torch_run("x.requires_grad_()\n" + fn + "(x, " + d + ").backward(g)\ny = x.grad",
+                           {{"x", x.to(dt)}, {"g", g}});
+        const double tol = dt == kDouble ? 1e-13 : 2e-5;
+        expect_close(xd.grad(), r.at("y"), tol, tol,
+                     fn + " backward " + to_string(dt) + " dim " + d);
       }
     }
   }

@@ -1,6 +1,8 @@
 // Softmax and log_softmax on the CPU: one pass set per row (core/softmax_row.h), rows in
 // parallel. A row of the last dim is contiguous; otherwise its elements are `inner` apart.
-// Contiguous rows take the vector kernel (cpu/vec_math.h) when the CPU has one.
+// With vector kernels (cpu/vec_math.h), rows of the last dim run one row per call, and the other
+// dims run blocks of neighbouring columns, one softmax per vector lane.
+#include <algorithm>
 #include <vector>
 
 #include "core/dispatch.h"
@@ -55,6 +57,71 @@ void softmax_backward_contiguous_rows(VecSoftmaxBackwardFn<acc_t<scalar_t>> f, s
   });
 }
 
+constexpr int64_t kColumnBlock = 64;  // columns per task: a [D, 64] block stays in cache
+
+// Runs fn(offset, ncols) over tasks of up to kColumnBlock neighbouring columns of each [D, inner]
+// slice, in parallel.
+template <typename Fn>
+void for_column_blocks(int64_t outer, int64_t D, int64_t inner, int64_t work_per_element,
+                       const Fn& fn) {
+  const int64_t blocks = (inner + kColumnBlock - 1) / kColumnBlock;
+  parallel_for(outer * blocks, D * kColumnBlock * work_per_element,
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t t = begin; t < end; ++t) {
+                   const int64_t j0 = (t % blocks) * kColumnBlock;
+                   fn((t / blocks) * D * inner + j0, std::min(kColumnBlock, inner - j0));
+                 }
+               });
+}
+
+// A [D, ncols] block whose rows are `inner` apart, as a contiguous float block (for 16-bit types).
+template <typename Acc, typename T>
+std::vector<Acc> gather_block(const T* src, int64_t D, int64_t inner, int64_t ncols) {
+  std::vector<Acc> b(static_cast<size_t>(D * ncols));
+  for (int64_t d = 0; d < D; ++d) {
+    for (int64_t j = 0; j < ncols; ++j) b[d * ncols + j] = static_cast<Acc>(src[d * inner + j]);
+  }
+  return b;
+}
+template <typename T, typename Acc>
+void scatter_block(T* dst, const std::vector<Acc>& b, int64_t D, int64_t inner, int64_t ncols) {
+  for (int64_t d = 0; d < D; ++d) {
+    for (int64_t j = 0; j < ncols; ++j) dst[d * inner + j] = static_cast<T>(b[d * ncols + j]);
+  }
+}
+
+template <typename scalar_t>
+void softmax_columns(VecSoftmaxColsFn<acc_t<scalar_t>> f, scalar_t* y, const scalar_t* x,
+                     int64_t outer, int64_t D, int64_t inner, bool log_space) {
+  using Acc = acc_t<scalar_t>;
+  for_column_blocks(outer, D, inner, 4, [&](int64_t base, int64_t ncols) {
+    if constexpr (std::is_same_v<scalar_t, Acc>) {
+      f(y + base, x + base, D, inner, ncols, log_space);
+    } else {
+      std::vector<Acc> b = gather_block<Acc>(x + base, D, inner, ncols);
+      f(b.data(), b.data(), D, ncols, ncols, log_space);
+      scatter_block(y + base, b, D, inner, ncols);
+    }
+  });
+}
+
+template <typename scalar_t>
+void softmax_backward_columns(VecSoftmaxBackwardColsFn<acc_t<scalar_t>> f, scalar_t* gx,
+                              const scalar_t* g, const scalar_t* y, int64_t outer, int64_t D,
+                              int64_t inner, bool log_space) {
+  using Acc = acc_t<scalar_t>;
+  for_column_blocks(outer, D, inner, 3, [&](int64_t base, int64_t ncols) {
+    if constexpr (std::is_same_v<scalar_t, Acc>) {
+      f(gx + base, g + base, y + base, D, inner, ncols, log_space);
+    } else {
+      std::vector<Acc> gb = gather_block<Acc>(g + base, D, inner, ncols);
+      const std::vector<Acc> yb = gather_block<Acc>(y + base, D, inner, ncols);
+      f(gb.data(), gb.data(), yb.data(), D, ncols, ncols, log_space);
+      scatter_block(gx + base, gb, D, inner, ncols);
+    }
+  });
+}
+
 }  // namespace
 
 void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t D,
@@ -65,6 +132,11 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, int64_t outer, int
     const VecMathKernels* k = vec_math();
     if (inner == 1 && k) {
       softmax_contiguous_rows<scalar_t>(k->softmax<acc_t<scalar_t>>(), y, x, outer, D, log_space);
+      return;
+    }
+    if (k) {
+      softmax_columns<scalar_t>(k->softmax_cols<acc_t<scalar_t>>(), y, x, outer, D, inner,
+                                log_space);
       return;
     }
     parallel_for(outer * inner, D * 4, [&](int64_t begin, int64_t end) {
@@ -87,6 +159,11 @@ void CpuBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out,
         if (inner == 1 && k) {
           softmax_backward_contiguous_rows<scalar_t>(k->softmax_backward<acc_t<scalar_t>>(), gx, g,
                                                      y, outer, D, log_space);
+          return;
+        }
+        if (k) {
+          softmax_backward_columns<scalar_t>(k->softmax_backward_cols<acc_t<scalar_t>>(), gx, g, y,
+                                             outer, D, inner, log_space);
           return;
         }
         parallel_for(outer * inner, D * 3, [&](int64_t begin, int64_t end) {

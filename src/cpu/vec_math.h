@@ -37,6 +37,13 @@ using VecSoftmaxFn = void (*)(T* out, const T* in, int64_t D, bool log_space);  
 template <typename T>  // the gradient of one row from the saved output y
 using VecSoftmaxBackwardFn = void (*)(T* grad_in, const T* grad_out, const T* y, int64_t D,
                                       bool log_space);
+// A dim other than the last: `ncols` neighbouring softmaxes of D elements `stride` apart.
+template <typename T>
+using VecSoftmaxColsFn = void (*)(T* out, const T* in, int64_t D, int64_t stride, int64_t ncols,
+                                  bool log_space);
+template <typename T>
+using VecSoftmaxBackwardColsFn = void (*)(T* grad_in, const T* grad_out, const T* y, int64_t D,
+                                          int64_t stride, int64_t ncols, bool log_space);
 
 struct VecMathKernels {
   CpuIsa isa;
@@ -46,6 +53,10 @@ struct VecMathKernels {
   VecSoftmaxFn<double> softmax_f64;
   VecSoftmaxBackwardFn<float> softmax_backward_f32;
   VecSoftmaxBackwardFn<double> softmax_backward_f64;
+  VecSoftmaxColsFn<float> softmax_cols_f32;
+  VecSoftmaxColsFn<double> softmax_cols_f64;
+  VecSoftmaxBackwardColsFn<float> softmax_backward_cols_f32;
+  VecSoftmaxBackwardColsFn<double> softmax_backward_cols_f64;
 
   template <typename T>
   VecUnaryFn<T> unary(VecUnary op) const {
@@ -67,6 +78,20 @@ struct VecMathKernels {
       return softmax_backward_f32;
     else
       return softmax_backward_f64;
+  }
+  template <typename T>
+  VecSoftmaxColsFn<T> softmax_cols() const {
+    if constexpr (std::is_same_v<T, float>)
+      return softmax_cols_f32;
+    else
+      return softmax_cols_f64;
+  }
+  template <typename T>
+  VecSoftmaxBackwardColsFn<T> softmax_backward_cols() const {
+    if constexpr (std::is_same_v<T, float>)
+      return softmax_backward_cols_f32;
+    else
+      return softmax_backward_cols_f64;
   }
 };
 

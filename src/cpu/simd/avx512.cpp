@@ -2,8 +2,9 @@
 // CPU that has it): 16 floats or 8 doubles per register, SLEEF's avx512f functions, masked loads
 // and stores for the end of an array. See vec_kernels.h for what may be included here.
 // GCC 12's AVX-512 intrinsics pass _mm*_undefined_*() as the unused merge operand, which its own
-// -Wmaybe-uninitialized reports (GCC bug 105593).
+// -W(maybe-)uninitialized reports (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #include <sleef.h>
 

@@ -228,6 +228,59 @@ struct Ops {
                  tail);
     }
   }
+
+  // Softmax over a dim other than the last, on `ncols` neighbouring columns of a [D, inner] slice
+  // (element (d, j) at d * stride + j): the passes of softmax_row with each register holding W
+  // columns, so every lane is one softmax and needs no reduction across lanes.
+  static void softmax_cols(T* out, const T* in, int64_t D, int64_t stride, int64_t ncols,
+                           bool log_space) {
+    constexpr int W = V::W;
+    const T neg_inf = -static_cast<T>(INFINITY);
+    for (int64_t j = 0; j < ncols; j += W) {
+      const int64_t n = ncols - j < W ? ncols - j : W;
+      const auto load = [&](const T* p) { return n == W ? V::load(p) : V::load_n(p, n, T(0)); };
+      const auto store = [&](T* p, R v) { n == W ? V::store(p, v) : V::store_n(p, v, n); };
+      const T* x = in + j;
+      T* y = out + j;
+      R m = V::set1(neg_inf);
+      for (int64_t d = 0; d < D; ++d) m = V::max(load(x + d * stride), m);
+      R sum = V::set1(T(0));
+      for (int64_t d = 0; d < D; ++d) {
+        const R e = V::exp(V::sub(load(x + d * stride), m));
+        if (!log_space) store(y + d * stride, e);
+        sum = V::add(sum, e);
+      }
+      if (log_space) {
+        const R log_sum = V::log(sum);
+        for (int64_t d = 0; d < D; ++d) {
+          store(y + d * stride, V::sub(V::sub(load(x + d * stride), m), log_sum));
+        }
+      } else {
+        const R inv = V::div(V::set1(T(1)), sum);
+        for (int64_t d = 0; d < D; ++d) store(y + d * stride, V::mul(load(y + d * stride), inv));
+      }
+    }
+  }
+
+  // The gradient of softmax_cols, from its saved output y.
+  static void softmax_backward_cols(T* gx, const T* gy, const T* y, int64_t D, int64_t stride,
+                                    int64_t ncols, bool log_space) {
+    constexpr int W = V::W;
+    for (int64_t j = 0; j < ncols; j += W) {
+      const int64_t n = ncols - j < W ? ncols - j : W;
+      const auto load = [&](const T* p) { return n == W ? V::load(p) : V::load_n(p, n, T(0)); };
+      R dot = V::set1(T(0));
+      for (int64_t d = 0; d < D; ++d) {
+        const R g = load(gy + j + d * stride);
+        dot = V::add(dot, log_space ? g : V::mul(g, load(y + j + d * stride)));
+      }
+      for (int64_t d = 0; d < D; ++d) {
+        const R g = load(gy + j + d * stride), out = load(y + j + d * stride);
+        const R r = log_space ? V::sub(g, V::mul(V::exp(out), dot)) : V::mul(out, V::sub(g, dot));
+        n == W ? V::store(gx + j + d * stride, r) : V::store_n(gx + j + d * stride, r, n);
+      }
+    }
+  }
 };
 
 // The table of one ISA, from its float and double vector types.
@@ -243,6 +296,10 @@ constexpr VecMathKernels make_kernels(CpuIsa isa) {
       D::softmax_row,
       F::softmax_backward_row,
       D::softmax_backward_row,
+      F::softmax_cols,
+      D::softmax_cols,
+      F::softmax_backward_cols,
+      D::softmax_backward_cols,
   };
 }
 
