@@ -95,10 +95,10 @@ class EMBER_API Tensor {
   Tensor contiguous() const;
   Tensor clone() const;
   Tensor detach() const;
-  Tensor& detach_();
-  Tensor& copy_(const Tensor& src, bool non_blocking = false);
-  Tensor& fill_(const Scalar& value);
-  Tensor& zero_();
+  Tensor& detach_() const;
+  Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
+  Tensor& fill_(const Scalar& value) const;
+  Tensor& zero_() const;
   Tensor toType(ScalarType t) const { return to(t); }
   Tensor type_as(const Tensor& o) const { return to(o.dtype()); }
   Tensor to_dense() const { return *this; }
@@ -201,26 +201,28 @@ class EMBER_API Tensor {
   Tensor any() const;
 
   // ---- in place ----
-  Tensor& add_(const Tensor& o, const Scalar& alpha = 1);
-  Tensor& add_(const Scalar& o, const Scalar& alpha = 1);
-  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1);
-  Tensor& sub_(const Scalar& o, const Scalar& alpha = 1);
-  Tensor& mul_(const Tensor& o);
-  Tensor& mul_(const Scalar& o);
-  Tensor& div_(const Tensor& o);
-  Tensor& div_(const Scalar& o);
-  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
-  Tensor& relu_();
-  Tensor& neg_();
-  Tensor& sqrt_();
-  Tensor& exp_();
-  Tensor& uniform_(double from = 0, double to = 1);
-  Tensor& normal_(double mean = 0, double std = 1);
+  // const, as libtorch's: a Tensor is a handle, and writing through it does not change the handle
+  // (x.grad().zero_(), p.grad().mul_(..) on the const Tensor& that grad() returns).
+  Tensor& add_(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor& add_(const Scalar& o, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& o, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Scalar& o, const Scalar& alpha = 1) const;
+  Tensor& mul_(const Tensor& o) const;
+  Tensor& mul_(const Scalar& o) const;
+  Tensor& div_(const Tensor& o) const;
+  Tensor& div_(const Scalar& o) const;
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor& relu_() const;
+  Tensor& neg_() const;
+  Tensor& sqrt_() const;
+  Tensor& exp_() const;
+  Tensor& uniform_(double from = 0, double to = 1) const;
+  Tensor& normal_(double mean = 0, double std = 1) const;
 
   // ---- autograd ----
   bool requires_grad() const;
-  Tensor& requires_grad_(bool requires_grad = true);
-  Tensor& set_requires_grad(bool r) { return requires_grad_(r); }
+  Tensor& requires_grad_(bool requires_grad = true) const;
+  Tensor& set_requires_grad(bool r) const { return requires_grad_(r); }
   const Tensor& grad() const;
   Tensor& mutable_grad() const;
   std::shared_ptr<autograd::Node> grad_fn() const;
@@ -233,14 +235,14 @@ class EMBER_API Tensor {
 
   // ---- operators ----
   Tensor operator-() const { return neg(); }
-  Tensor& operator+=(const Tensor& o) { return add_(o); }
-  Tensor& operator+=(const Scalar& o) { return add_(o); }
-  Tensor& operator-=(const Tensor& o) { return sub_(o); }
-  Tensor& operator-=(const Scalar& o) { return sub_(o); }
-  Tensor& operator*=(const Tensor& o) { return mul_(o); }
-  Tensor& operator*=(const Scalar& o) { return mul_(o); }
-  Tensor& operator/=(const Tensor& o) { return div_(o); }
-  Tensor& operator/=(const Scalar& o) { return div_(o); }
+  Tensor& operator+=(const Tensor& o) const { return add_(o); }
+  Tensor& operator+=(const Scalar& o) const { return add_(o); }
+  Tensor& operator-=(const Tensor& o) const { return sub_(o); }
+  Tensor& operator-=(const Scalar& o) const { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) const { return mul_(o); }
+  Tensor& operator*=(const Scalar& o) const { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) const { return div_(o); }
+  Tensor& operator/=(const Scalar& o) const { return div_(o); }
 
   std::string toString() const;
 

@@ -130,9 +130,9 @@ Tensor Tensor::detach() const {
                                      s->storage_offset()));
 }
 
-Tensor& Tensor::detach_() {
+Tensor& Tensor::detach_() const {
   checked()->clear_autograd_meta();
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
 
 namespace {
@@ -145,7 +145,7 @@ void check_inplace(const Tensor& self, const char* op) {
 }
 }  // namespace
 
-Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
   check_inplace(*this, "copy_");
   // src must broadcast to self.
   broadcast_shapes(sizes(), src.sizes());
@@ -174,10 +174,10 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
                            Tensor(), autograd::sum_to(g[0], src_sizes).to(src_device, src_dtype)};
                      });
   }
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
 
-Tensor& Tensor::fill_(const Scalar& value) {
+Tensor& Tensor::fill_(const Scalar& value) const {
   check_inplace(*this, "fill_");
   backend_for(*this).fill(*this, value);
   bump_version();
@@ -185,26 +185,26 @@ Tensor& Tensor::fill_(const Scalar& value) {
     autograd::record("FillBackward0", *this, {},
                      [](const autograd::variable_list&) { return autograd::variable_list{}; });
   }
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
-Tensor& Tensor::zero_() {
+Tensor& Tensor::zero_() const {
   return fill_(0);
 }
 
-Tensor& Tensor::uniform_(double from, double to) {
+Tensor& Tensor::uniform_(double from, double to) const {
   check_inplace(*this, "uniform_");
   auto st = reserve_random_blocks(static_cast<uint64_t>(numel()));
   backend_for(*this).random(*this, RandomKind::Uniform, from, to, st.seed, st.offset);
   bump_version();
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
 
-Tensor& Tensor::normal_(double mean, double std) {
+Tensor& Tensor::normal_(double mean, double std) const {
   check_inplace(*this, "normal_");
   auto st = reserve_random_blocks(static_cast<uint64_t>(numel()));
   backend_for(*this).random(*this, RandomKind::Normal, mean, std, st.seed, st.offset);
   bump_version();
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
 
 // ---- autograd accessors ----
@@ -213,7 +213,7 @@ bool Tensor::requires_grad() const {
   return autograd::requires_grad_fast(*this);
 }
 
-Tensor& Tensor::requires_grad_(bool r) {
+Tensor& Tensor::requires_grad_(bool r) const {
   auto* m = checked()->autograd_meta();
   if (!r && m && m->grad_fn) {
     throw Error(
@@ -225,7 +225,7 @@ Tensor& Tensor::requires_grad_(bool r) {
               "only Tensors of floating point dtype can require gradients (got ",
               to_string(dtype()), ")");
   if (r || m) checked()->ensure_autograd_meta().requires_grad = r;
-  return *this;
+  return const_cast<Tensor&>(*this);
 }
 
 const Tensor& Tensor::grad() const {

@@ -363,36 +363,36 @@ Tensor& binary_inplace(Tensor& self, const Other& other, const char* name, Binar
 }
 }  // namespace
 
-Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
-  return binary_inplace(*this, o, "add_", BinaryOp::Add, {alpha.toDouble()},
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
+  return binary_inplace(const_cast<Tensor&>(*this), o, "add_", BinaryOp::Add, {alpha.toDouble()},
                         [&](const Tensor& s, const Tensor& x) { return ember::add(s, x, alpha); });
 }
-Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) {
-  return binary_inplace(*this, o, "add_", BinaryOp::Add, {alpha.toDouble()},
+Tensor& Tensor::add_(const Scalar& o, const Scalar& alpha) const {
+  return binary_inplace(const_cast<Tensor&>(*this), o, "add_", BinaryOp::Add, {alpha.toDouble()},
                         [&](const Tensor& s, const Scalar& x) { return ember::add(s, x, alpha); });
 }
-Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
-  return binary_inplace(*this, o, "sub_", BinaryOp::Sub, {alpha.toDouble()},
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) const {
+  return binary_inplace(const_cast<Tensor&>(*this), o, "sub_", BinaryOp::Sub, {alpha.toDouble()},
                         [&](const Tensor& s, const Tensor& x) { return ember::sub(s, x, alpha); });
 }
-Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) {
-  return binary_inplace(*this, o, "sub_", BinaryOp::Sub, {alpha.toDouble()},
+Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) const {
+  return binary_inplace(const_cast<Tensor&>(*this), o, "sub_", BinaryOp::Sub, {alpha.toDouble()},
                         [&](const Tensor& s, const Scalar& x) { return ember::sub(s, x, alpha); });
 }
-Tensor& Tensor::mul_(const Tensor& o) {
-  return binary_inplace(*this, o, "mul_", BinaryOp::Mul, {},
+Tensor& Tensor::mul_(const Tensor& o) const {
+  return binary_inplace(const_cast<Tensor&>(*this), o, "mul_", BinaryOp::Mul, {},
                         [](const Tensor& s, const Tensor& x) { return ember::mul(s, x); });
 }
-Tensor& Tensor::mul_(const Scalar& o) {
-  return binary_inplace(*this, o, "mul_", BinaryOp::Mul, {},
+Tensor& Tensor::mul_(const Scalar& o) const {
+  return binary_inplace(const_cast<Tensor&>(*this), o, "mul_", BinaryOp::Mul, {},
                         [](const Tensor& s, const Scalar& x) { return ember::mul(s, x); });
 }
-Tensor& Tensor::div_(const Tensor& o) {
-  return binary_inplace(*this, o, "div_", BinaryOp::Div, {},
+Tensor& Tensor::div_(const Tensor& o) const {
+  return binary_inplace(const_cast<Tensor&>(*this), o, "div_", BinaryOp::Div, {},
                         [](const Tensor& s, const Tensor& x) { return ember::div(s, x); });
 }
-Tensor& Tensor::div_(const Scalar& o) {
-  return binary_inplace(*this, o, "div_", BinaryOp::Div, {},
+Tensor& Tensor::div_(const Scalar& o) const {
+  return binary_inplace(const_cast<Tensor&>(*this), o, "div_", BinaryOp::Div, {},
                         [](const Tensor& s, const Scalar& x) { return ember::div(s, x); });
 }
 

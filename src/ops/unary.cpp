@@ -263,22 +263,23 @@ Tensor& unary_inplace(Tensor& self, const char* name, UnaryOp op, bool float_onl
 }
 }  // namespace
 
-Tensor& Tensor::relu_() {
-  return unary_inplace(*this, "relu_", UnaryOp::Relu, false, ember::relu);
+Tensor& Tensor::relu_() const {
+  return unary_inplace(const_cast<Tensor&>(*this), "relu_", UnaryOp::Relu, false, ember::relu);
 }
-Tensor& Tensor::neg_() {
-  return unary_inplace(*this, "neg_", UnaryOp::Neg, false, ember::neg);
+Tensor& Tensor::neg_() const {
+  return unary_inplace(const_cast<Tensor&>(*this), "neg_", UnaryOp::Neg, false, ember::neg);
 }
-Tensor& Tensor::sqrt_() {
-  return unary_inplace(*this, "sqrt_", UnaryOp::Sqrt, true, ember::sqrt);
+Tensor& Tensor::sqrt_() const {
+  return unary_inplace(const_cast<Tensor&>(*this), "sqrt_", UnaryOp::Sqrt, true, ember::sqrt);
 }
-Tensor& Tensor::exp_() {
-  return unary_inplace(*this, "exp_", UnaryOp::Exp, true, ember::exp);
+Tensor& Tensor::exp_() const {
+  return unary_inplace(const_cast<Tensor&>(*this), "exp_", UnaryOp::Exp, true, ember::exp);
 }
-Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
   check_inplace_allowed(*this, "clamp_");
-  return assign_inplace(
-      *this, ember::clamp(autograd::needs_grad({*this}) ? clone() : *this, min, max), "clamp_");
+  return assign_inplace(const_cast<Tensor&>(*this),
+                        ember::clamp(autograd::needs_grad({*this}) ? clone() : *this, min, max),
+                        "clamp_");
 }
 
 }  // namespace ember
