@@ -39,6 +39,26 @@ std::string printed(const nn::Module& m) {
   return os.str();
 }
 
+// Written with libtorch's macro names, as a renamed libtorch program keeps them.
+struct ScaledOptions {
+  explicit ScaledOptions(int64_t width) : width_(width) {}
+  TORCH_ARG(int64_t, width);
+  TORCH_ARG(double, factor) = 2.0;
+};
+struct ScaledImpl : nn::Module {
+  explicit ScaledImpl(const ScaledOptions& o) : options(o) {
+    fc = register_module("fc", nn::Linear(o.width(), o.width()));
+  }
+  Tensor forward(const Tensor& x) { return fc(x) * options.factor(); }
+  ScaledOptions options;
+  nn::Linear fc{nullptr};
+};
+TORCH_MODULE(Scaled);
+struct OtherImpl : nn::Module {
+  Tensor forward(const Tensor& x) { return x + 1; }
+};
+TORCH_MODULE_IMPL(Other, OtherImpl);
+
 }  // namespace
 
 TEST(NnModule, DottedNamesInRegistrationOrder) {
@@ -280,6 +300,20 @@ TEST(NnModule, HolderStyle) {
   EXPECT_EQ(conv->weight.sizes(), IntArrayRef({8, 2, 3, 5}));
   EXPECT_EQ(conv->options.stride()[0], 2);
   EXPECT_EQ(nn::BatchNorm2d(nn::BatchNorm2dOptions(5).affine(false))->parameters().size(), 0u);
+}
+
+TEST(NnModule, LibtorchMacroNames) {
+  Scaled m(ScaledOptions(3).factor(0.5));
+  static_assert(std::is_same_v<Scaled::Impl, ScaledImpl>);
+  static_assert(std::is_base_of_v<nn::ModuleHolder<ScaledImpl>, Scaled>);
+  Tensor x = arange(6, kFloat).reshape({2, 3});
+  EXPECT_TRUE(allclose(m(x), m->fc(x) * 0.5));
+  EXPECT_EQ(m->options.width(), 3);
+  EXPECT_EQ(m->named_parameters().size(), 2u);
+  Scaled empty{nullptr};
+  EXPECT_TRUE(empty.is_empty());
+  Other o;
+  EXPECT_TRUE(equal(o(x), x + 1));
 }
 
 TEST(NnModule, LayerShapeErrorsNameLayerAndShapes) {

@@ -1,6 +1,9 @@
-// StepLR and CosineAnnealingLR: the lr sequences (per group) against torch.optim.lr_scheduler.
+// StepLR and CosineAnnealingLR: the lr sequences (per group) against torch.optim.lr_scheduler,
+// counted in libtorch's steps (the n-th step() sets PyTorch's lr after n - 1 steps; libtorch's own
+// StepLR is compared directly by tests/compat/optimizers.cpp), and StepLR against libtorch's code.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -37,6 +40,12 @@ Tensor torch_lrs(const std::string& torch_sched, const std::string& mid_run = ""
   return TorchOracle::instance().run(code, {}, {"L"}).at("L");
 }
 
+// PyTorch's sequence as libtorch counts it: the initial lrs, then PyTorch's row n - 1 after the
+// n-th step() (libtorch's schedulers do not count their constructor as a step).
+Tensor libtorch_counting(const Tensor& torch_rows) {
+  return ember::cat({torch_rows.slice(0, 0, 1), torch_rows.slice(0, 0, kEpochs)}, 0);
+}
+
 template <typename Make>
 Tensor ember_lrs(Make make, bool halve_at_10 = false) {
   Tensor a = ember::zeros({2}).requires_grad_(), b = ember::zeros({3}).requires_grad_();
@@ -68,32 +77,62 @@ Tensor ember_lrs(Make make, bool halve_at_10 = false) {
 
 TEST(LRScheduler, StepLRMatchesTorch) {
   Tensor ref = torch_lrs("torch.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)");
-  expect_close(ember_lrs([](Optimizer& o) { return StepLR(o, 3, 0.5); }), ref, 1e-15, 0);
-  // Closed form base_lr * gamma^(e // step_size) at epoch 7 for group 0.
-  EXPECT_NEAR(ref[7][0].item<double>(), 0.1 * 0.25, 1e-15);
+  Tensor lrs = ember_lrs([](Optimizer& o) { return StepLR(o, 3, 0.5); });
+  expect_close(lrs, libtorch_counting(ref), 1e-15, 0);
   ref = torch_lrs("torch.optim.lr_scheduler.StepLR(opt, step_size=1)");
-  expect_close(ember_lrs([](Optimizer& o) { return StepLR(o, 1); }), ref, 1e-15, 0);
+  expect_close(ember_lrs([](Optimizer& o) { return StepLR(o, 1); }), libtorch_counting(ref), 1e-15,
+               0);
+}
+
+TEST(LRScheduler, StepLRCountsAsLibtorch) {
+  // libtorch 1.13's StepLR::get_lrs() multiplies by gamma when step_count_ (the calls before this
+  // one) is a non-zero multiple of step_size: after n calls, base_lr * gamma^((n - 1) / step_size).
+  Tensor lrs = ember_lrs([](Optimizer& o) { return StepLR(o, 3, 0.5); });
+  for (int n = 0; n <= kEpochs; ++n) {
+    const int exponent = n == 0 ? 0 : (n - 1) / 3;
+    EXPECT_DOUBLE_EQ(lrs[n][0].item<double>(), 0.1 * std::pow(0.5, exponent)) << "after " << n;
+    EXPECT_DOUBLE_EQ(lrs[n][1].item<double>(), 0.02 * std::pow(0.5, exponent)) << "after " << n;
+  }
+  // The first step() keeps the lr; the lr first changes on the (step_size + 1)-th.
+  Tensor a = ember::zeros({2}).requires_grad_();
+  SGD opt({a}, SGDOptions(1.0));
+  StepLR sched(opt, 2, 0.1);
+  EXPECT_EQ(sched.last_epoch(), -1);
+  EXPECT_DOUBLE_EQ(sched.get_last_lr()[0], 1.0);
+  std::vector<double> seen;
+  for (int i = 0; i < 5; ++i) {
+    sched.step();
+    seen.push_back(opt.param_groups()[0].options().get_lr());
+  }
+  EXPECT_EQ(sched.step_count(), 5);
+  EXPECT_EQ(sched.last_epoch(), 4);
+  const std::vector<double> want = {1.0, 1.0, 0.1, 0.1, 0.01};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(seen[i], want[i], 1e-15) << "step " << i;
 }
 
 TEST(LRScheduler, CosineAnnealingLRMatchesTorch) {
   // 25 epochs cover the descent, the minimum at T_max and the climb back past 2 * T_max.
   Tensor ref = torch_lrs("torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10, eta_min=1e-3)");
-  expect_close(ember_lrs([](Optimizer& o) { return CosineAnnealingLR(o, 10, 1e-3); }), ref, 1e-12,
-               1e-15);
-  EXPECT_NEAR(ref[10][0].item<double>(), 1e-3, 1e-12);
+  Tensor lrs = ember_lrs([](Optimizer& o) { return CosineAnnealingLR(o, 10, 1e-3); });
+  expect_close(lrs, libtorch_counting(ref), 1e-12, 1e-15);
+  // The minimum eta_min is reached by the (T_max + 1)-th step().
+  EXPECT_NEAR(lrs[11][0].item<double>(), 1e-3, 1e-12);
   ref = torch_lrs("torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=7)");
-  expect_close(ember_lrs([](Optimizer& o) { return CosineAnnealingLR(o, 7); }), ref, 1e-12, 1e-15);
+  expect_close(ember_lrs([](Optimizer& o) { return CosineAnnealingLR(o, 7); }),
+               libtorch_counting(ref), 1e-12, 1e-15);
 }
 
 TEST(LRScheduler, ExternalLrChangesCarryThroughAsInTorch) {
+  // Ember halves after its 10th step(), which holds PyTorch's lrs after 9 steps.
   const std::string halve =
-      "    if e == 9:\n"
+      "    if e == 8:\n"
       "        for g in opt.param_groups: g['lr'] *= 0.5\n";
   Tensor ref = torch_lrs("torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=8)", halve);
-  expect_close(ember_lrs([](Optimizer& o) { return CosineAnnealingLR(o, 8); }, true), ref, 1e-12,
-               1e-15);
+  expect_close(ember_lrs([](Optimizer& o) { return CosineAnnealingLR(o, 8); }, true),
+               libtorch_counting(ref), 1e-12, 1e-15);
   ref = torch_lrs("torch.optim.lr_scheduler.StepLR(opt, step_size=4, gamma=0.3)", halve);
-  expect_close(ember_lrs([](Optimizer& o) { return StepLR(o, 4, 0.3); }, true), ref, 1e-15, 0);
+  expect_close(ember_lrs([](Optimizer& o) { return StepLR(o, 4, 0.3); }, true),
+               libtorch_counting(ref), 1e-15, 0);
 }
 
 TEST(LRScheduler, BadArgumentsThrow) {

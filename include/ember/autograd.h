@@ -12,6 +12,7 @@ namespace ember::autograd {
 
 class Node;
 using variable_list = std::vector<Tensor>;
+using tensor_list = std::vector<Tensor>;  // libtorch's other name for it
 
 struct Edge {
   std::shared_ptr<Node> function;

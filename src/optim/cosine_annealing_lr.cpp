@@ -1,4 +1,5 @@
-// CosineAnnealingLR: torch.optim.lr_scheduler.CosineAnnealingLR's recursive form.
+// CosineAnnealingLR: torch.optim.lr_scheduler.CosineAnnealingLR's recursive form, counted in
+// libtorch's steps (LRScheduler; libtorch 1.13 itself has no cosine scheduler).
 #include "ember/optim/cosine_annealing_lr.h"
 
 #include <cmath>
@@ -8,7 +9,6 @@ namespace ember::optim {
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min)
     : LRScheduler(optimizer), T_max_(T_max), eta_min_(eta_min) {
   EMBER_CHECK(T_max >= 1, ValueError, "CosineAnnealingLR: T_max must be at least 1, got ", T_max);
-  initialize();
 }
 
 std::vector<double> CosineAnnealingLR::get_lr() {
@@ -22,9 +22,7 @@ std::vector<double> CosineAnnealingLR::get_lr() {
   const int64_t phase = (((e - 1 - T_max_) % period) + period) % period;
   for (size_t i = 0; i < lrs.size(); ++i) {
     const double base = base_lrs_[i];
-    if (step_count_ == 1 && e > 0) {
-      lrs[i] = eta_min_ + (base - eta_min_) * (1 + std::cos(e * pi / T)) / 2;
-    } else if (phase == 0) {
+    if (phase == 0) {
       lrs[i] = lrs[i] + (base - eta_min_) * (1 - std::cos(pi / T)) / 2;
     } else {
       lrs[i] = (1 + std::cos(pi * e / T)) / (1 + std::cos(pi * (e - 1) / T)) * (lrs[i] - eta_min_) +

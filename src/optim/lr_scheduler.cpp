@@ -1,14 +1,11 @@
-// LRScheduler: base lrs, the initial step, and writing each epoch's lrs into the groups.
+// LRScheduler: base lrs, and writing each epoch's lrs into the groups with libtorch's step count.
 #include "ember/optim/lr_scheduler.h"
 
 namespace ember::optim {
 
 LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
   for (const auto& g : optimizer_.param_groups()) base_lrs_.push_back(g.options().get_lr());
-}
-
-void LRScheduler::initialize() {
-  step();
+  last_lr_ = base_lrs_;
 }
 
 std::vector<double> LRScheduler::current_lrs() const {
@@ -22,11 +19,12 @@ void LRScheduler::step() {
   EMBER_CHECK(groups.size() == base_lrs_.size(), ValueError, "the optimizer has ", groups.size(),
               " parameter groups but the scheduler was created for ", base_lrs_.size(),
               " (add groups before creating the scheduler)");
-  ++step_count_;
-  ++last_epoch_;
+  // libtorch's LRScheduler::step(): the lrs of epoch step_count_, then step_count_ + 1.
+  last_epoch_ = step_count_;
   std::vector<double> lrs = get_lr();
   for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
   last_lr_ = std::move(lrs);
+  ++step_count_;
 }
 
 }  // namespace ember::optim

@@ -1,4 +1,5 @@
-// StepLR: torch.optim.lr_scheduler.StepLR's chainable form.
+// StepLR: libtorch's torch::optim::StepLR (epoch 0 and every epoch not a multiple of step_size
+// keep the current lrs; the others multiply them by gamma).
 #include "ember/optim/step_lr.h"
 
 namespace ember::optim {
@@ -6,7 +7,6 @@ namespace ember::optim {
 StepLR::StepLR(Optimizer& optimizer, unsigned step_size, double gamma)
     : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
   EMBER_CHECK(step_size >= 1, ValueError, "StepLR: step_size must be at least 1, got ", step_size);
-  initialize();
 }
 
 std::vector<double> StepLR::get_lr() {

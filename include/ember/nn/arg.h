@@ -22,3 +22,9 @@
                                                            \
  private:                                                  \
   T name##_
+
+// libtorch's spelling (see TORCH_MODULE in ember/nn/pimpl.h): options structs written for libtorch
+// keep compiling after the rename.
+#ifndef TORCH_ARG
+#define TORCH_ARG(T, name) EMBER_ARG(T, name)
+#endif

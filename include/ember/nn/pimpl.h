@@ -91,3 +91,12 @@ class ModuleHolder {
 
 // Defines holder `Name` for the module class `NameImpl`, as libtorch's TORCH_MODULE.
 #define EMBER_MODULE(Name) EMBER_MODULE_IMPL(Name, Name##Impl)
+
+// libtorch's spellings, so a libtorch program compiles after the documented rename (`torch::` ->
+// `ember::`, the header), which leaves macro names alone: TORCH_MODULE(Net) is EMBER_MODULE(Net).
+#ifndef TORCH_MODULE
+#define TORCH_MODULE(Name) EMBER_MODULE(Name)
+#endif
+#ifndef TORCH_MODULE_IMPL
+#define TORCH_MODULE_IMPL(Name, ImplType) EMBER_MODULE_IMPL(Name, ImplType)
+#endif

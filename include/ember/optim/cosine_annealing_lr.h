@@ -2,7 +2,8 @@
 // CosineAnnealingLR (SGDR without restarts): lr follows
 //   eta_min + (base_lr - eta_min) * (1 + cos(pi * e / T_max)) / 2
 // through PyTorch's recursive form, so external lr changes carry through as they do there, and
-// the schedule keeps oscillating past T_max (torch.optim.lr_scheduler.CosineAnnealingLR).
+// the schedule keeps oscillating past T_max (torch.optim.lr_scheduler.CosineAnnealingLR), at
+// epoch n - 1 after n calls of step() (libtorch's step count, see LRScheduler).
 #include "ember/optim/lr_scheduler.h"
 
 namespace ember::optim {

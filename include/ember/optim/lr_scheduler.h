@@ -1,8 +1,9 @@
 #pragma once
-// Learning-rate schedulers with PyTorch's semantics: constructing one records each group's
-// initial lr as its base lr and counts as the first step (last_epoch 0), so after n calls of
-// step() the lr is the schedule's value at epoch n, as torch.optim.lr_scheduler gives.
-// (libtorch's own schedulers skip that initial step and lag PyTorch by one epoch.)
+// Learning-rate schedulers that count steps as libtorch's C++ schedulers do (a renamed libtorch
+// program must train the same): constructing one records each group's lr as its base lr and
+// changes nothing; the n-th call of step() sets the schedule's value at epoch n - 1. So the first
+// step() keeps the initial lr, and after n calls the lr is PyTorch (Python)'s value after n - 1
+// (torch.optim.lr_scheduler counts its constructor as a step; libtorch does not).
 #include <vector>
 
 #include "ember/optim/optimizer.h"
@@ -12,19 +13,19 @@ namespace ember::optim {
 class EMBER_API LRScheduler {
  public:
   virtual ~LRScheduler() = default;
-  // Advances one epoch and writes the new lrs into the optimizer's groups.
+  // Writes the lrs of epoch step_count() into the optimizer's groups, then counts the step.
   void step();
-  // The lrs the last step() set, one per group.
+  // The lrs the last step() set, one per group (the initial lrs before any step()).
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   const std::vector<double>& base_lrs() const { return base_lrs_; }
+  // The epoch whose lrs the last step() set (-1 before any step()), and the number of step() calls.
   int64_t last_epoch() const { return last_epoch_; }
+  int64_t step_count() const { return step_count_; }
 
  protected:
   explicit LRScheduler(Optimizer& optimizer);
-  // Derived constructors call this once their own fields are set (the initial step).
-  void initialize();
-  // The lrs for epoch last_epoch_ (already advanced), from the groups' current lrs (chainable
-  // form, as PyTorch's get_lr()).
+  // The lrs for epoch last_epoch_ (already set), from the groups' current lrs (the chainable
+  // form of PyTorch's get_lr(); libtorch's get_lrs() is the same recursion).
   virtual std::vector<double> get_lr() = 0;
   std::vector<double> current_lrs() const;
 

@@ -1,6 +1,7 @@
 #pragma once
 // StepLR: multiplies each group's lr by gamma every step_size epochs, so at epoch e the lr is
-// base_lr * gamma^(e / step_size) (torch.optim.lr_scheduler.StepLR).
+// base_lr * gamma^(e / step_size); after n calls of step() that is epoch n - 1, as libtorch's
+// torch::optim::StepLR (LRScheduler).
 #include "ember/optim/lr_scheduler.h"
 
 namespace ember::optim {
