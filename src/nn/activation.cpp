@@ -1,6 +1,7 @@
 // The activation modules: thin wrappers over the elementwise ops, printed as PyTorch prints them.
 #include "ember/nn/modules/activation.h"
 
+#include "ember/nn/functional.h"
 #include "ember/ops.h"
 
 namespace ember::nn {
@@ -11,6 +12,50 @@ Tensor ReLUImpl::forward(Tensor input) {
 }
 void ReLUImpl::pretty_print(std::ostream& stream) const {
   stream << "ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
+}
+
+LeakyReLUImpl::LeakyReLUImpl(const LeakyReLUOptions& options_) : options(options_) {}
+void LeakyReLUImpl::reset() {}
+Tensor LeakyReLUImpl::forward(Tensor input) {
+  return functional::leaky_relu(std::move(input), options);
+}
+void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "LeakyReLU(negative_slope=" << options.negative_slope()
+         << (options.inplace() ? ", inplace=true" : "") << ")";
+}
+
+ELUImpl::ELUImpl(const ELUOptions& options_) : options(options_) {}
+void ELUImpl::reset() {}
+Tensor ELUImpl::forward(Tensor input) {
+  return functional::elu(std::move(input), options);
+}
+void ELUImpl::pretty_print(std::ostream& stream) const {
+  stream << "ELU(alpha=" << options.alpha() << (options.inplace() ? ", inplace=true" : "") << ")";
+}
+
+SoftplusImpl::SoftplusImpl(const SoftplusOptions& options_) : options(options_) {}
+void SoftplusImpl::reset() {}
+Tensor SoftplusImpl::forward(const Tensor& input) {
+  return functional::softplus(input, options);
+}
+void SoftplusImpl::pretty_print(std::ostream& stream) const {
+  stream << "Softplus(beta=" << options.beta() << ", threshold=" << options.threshold() << ")";
+}
+
+HardtanhImpl::HardtanhImpl(const HardtanhOptions& options_) : options(options_) {
+  reset();
+}
+void HardtanhImpl::reset() {
+  EMBER_CHECK(options.max_val() > options.min_val(), ValueError,
+              "Hardtanh: max_val must be greater than min_val, got min_val=", options.min_val(),
+              ", max_val=", options.max_val());
+}
+Tensor HardtanhImpl::forward(Tensor input) {
+  return functional::hardtanh(std::move(input), options);
+}
+void HardtanhImpl::pretty_print(std::ostream& stream) const {
+  stream << "Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val()
+         << (options.inplace() ? ", inplace=true" : "") << ")";
 }
 
 GELUImpl::GELUImpl(GELUOptions options_) : options(std::move(options_)) {

@@ -5,6 +5,7 @@
 
 #include "amp/autocast_hook.h"
 #include "autograd/record.h"
+#include "ember/nn/functional.h"
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
@@ -239,6 +240,50 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   return reduce(loss, reduction, "binary_cross_entropy_with_logits");
 }
 
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            int64_t reduction) {
+  EMBER_CHECK(target.sizes() == input.sizes(), ValueError, "binary_cross_entropy: Using a target ",
+              "size (", target.sizes(), ") that is different to the input size (", input.sizes(),
+              ") is deprecated. Please ensure they have the same size.");
+  EMBER_CHECK(input.is_floating_point() && target.is_floating_point(), TypeError,
+              "binary_cross_entropy: expected floating point input and target, got ",
+              python_name(input.dtype()), " and ", python_name(target.dtype()));
+  if (input.is_cpu() && input.numel() > 0) {
+    // Read on the CPU only: for a CUDA input the check would synchronise every step.
+    NoGradGuard no_grad;
+    EMBER_CHECK(!logical_or(input<0, input> 1).any().item<bool>(), ValueError,
+                "binary_cross_entropy: all elements of input should be between 0 and 1");
+  }
+  // PyTorch clamps each log at -100, so a probability of exactly 0 or 1 costs 100, not inf.
+  Tensor loss =
+      -(target * log(input).clamp_min(-100) + (1 - target) * log(1 - input).clamp_min(-100));
+  if (weight.defined()) loss = loss * weight;
+  return reduce(loss, reduction, "binary_cross_entropy");
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
+  EMBER_CHECK(beta >= 0, ValueError,
+              "smooth_l1_loss does not support negative values for beta, got ", beta);
+  if (beta == 0) return l1_loss(input, target, reduction);
+  Tensor d = (input - target).abs();
+  Tensor loss = where(d < beta, d.square() * (0.5 / beta), d - 0.5 * beta);
+  return reduce(loss, reduction, "smooth_l1_loss");
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, int64_t reduction, bool log_target) {
+  Tensor loss;
+  if (log_target) {
+    loss = exp(target) * (target - input);
+  } else {
+    // target * log(target), defined as 0 where target is 0; the log reads 1 there so that the
+    // branch `where` drops has a finite gradient.
+    Tensor positive = target > 0;
+    Tensor xlogx = where(positive, target * log(where(positive, target, Scalar(1.0))), Scalar(0.0));
+    loss = xlogx - target * input;
+  }
+  return reduce(loss, reduction, "kl_div");
+}
+
 namespace nn {
 
 CrossEntropyLossImpl::CrossEntropyLossImpl(const CrossEntropyLossOptions& options_)
@@ -293,6 +338,32 @@ Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target)
 }
 void BCEWithLogitsLossImpl::pretty_print(std::ostream& stream) const {
   stream << "BCEWithLogitsLoss()";
+}
+
+BCELossImpl::BCELossImpl(const BCELossOptions& options_) : options(options_) {
+  if (options.weight().defined()) weight = register_buffer("weight", options.weight());
+}
+Tensor BCELossImpl::forward(const Tensor& input, const Tensor& target) {
+  return ember::binary_cross_entropy(input, target, weight, reduction_code(options.reduction()));
+}
+void BCELossImpl::pretty_print(std::ostream& stream) const {
+  stream << "BCELoss()";
+}
+
+SmoothL1LossImpl::SmoothL1LossImpl(const SmoothL1LossOptions& options_) : options(options_) {}
+Tensor SmoothL1LossImpl::forward(const Tensor& input, const Tensor& target) {
+  return ember::smooth_l1_loss(input, target, reduction_code(options.reduction()), options.beta());
+}
+void SmoothL1LossImpl::pretty_print(std::ostream& stream) const {
+  stream << "SmoothL1Loss";
+}
+
+KLDivLossImpl::KLDivLossImpl(const KLDivLossOptions& options_) : options(options_) {}
+Tensor KLDivLossImpl::forward(const Tensor& input, const Tensor& target) {
+  return functional::kl_div(input, target, options);
+}
+void KLDivLossImpl::pretty_print(std::ostream& stream) const {
+  stream << "KLDivLoss()";
 }
 
 }  // namespace nn

@@ -31,6 +31,21 @@ EMBER_ENUM_TAG(kLeakyReLU, "leaky_relu")
 EMBER_ENUM_TAG(kZeros, "zeros")
 EMBER_ENUM_TAG(kValid, "valid")
 EMBER_ENUM_TAG(kSame, "same")
+EMBER_ENUM_TAG(kConstant, "constant")
+EMBER_ENUM_TAG(kReflect, "reflect")
+EMBER_ENUM_TAG(kReplicate, "replicate")
+EMBER_ENUM_TAG(kCircular, "circular")
+EMBER_ENUM_TAG(kNearest, "nearest")
+EMBER_ENUM_TAG(kNearestExact, "nearest-exact")
+EMBER_ENUM_TAG(kBilinear, "bilinear")
+EMBER_ENUM_TAG(kBicubic, "bicubic")
+EMBER_ENUM_TAG(kTrilinear, "trilinear")
+EMBER_ENUM_TAG(kArea, "area")
+EMBER_ENUM_TAG(kBatchMean, "batchmean")
+EMBER_ENUM_TAG(kLSTM, "LSTM")
+EMBER_ENUM_TAG(kGRU, "GRU")
+EMBER_ENUM_TAG(kRNN_TANH, "RNN_TANH")
+EMBER_ENUM_TAG(kRNN_RELU, "RNN_RELU")
 #undef EMBER_ENUM_TAG
 }  // namespace enumtype
 
@@ -53,6 +68,21 @@ constexpr enumtype::kLeakyReLU kLeakyReLU{};
 constexpr enumtype::kZeros kZeros{};
 constexpr enumtype::kValid kValid{};
 constexpr enumtype::kSame kSame{};
+constexpr enumtype::kConstant kConstant{};
+constexpr enumtype::kReflect kReflect{};
+constexpr enumtype::kReplicate kReplicate{};
+constexpr enumtype::kCircular kCircular{};
+constexpr enumtype::kNearest kNearest{};
+constexpr enumtype::kNearestExact kNearestExact{};
+constexpr enumtype::kBilinear kBilinear{};
+constexpr enumtype::kBicubic kBicubic{};
+constexpr enumtype::kTrilinear kTrilinear{};
+constexpr enumtype::kArea kArea{};
+constexpr enumtype::kBatchMean kBatchMean{};
+constexpr enumtype::kLSTM kLSTM{};
+constexpr enumtype::kGRU kGRU{};
+constexpr enumtype::kRNN_TANH kRNN_TANH{};
+constexpr enumtype::kRNN_RELU kRNN_RELU{};
 
 // The name of whichever tag a variant holds ("mean", "fan_in", ...).
 template <typename... Tags>

@@ -9,12 +9,15 @@
 #include "ember/nn/ops.h"
 #include "ember/nn/options/activation.h"
 #include "ember/nn/options/conv.h"
+#include "ember/nn/options/distance.h"
 #include "ember/nn/options/dropout.h"
 #include "ember/nn/options/embedding.h"
 #include "ember/nn/options/linear.h"
 #include "ember/nn/options/loss.h"
 #include "ember/nn/options/normalization.h"
+#include "ember/nn/options/padding.h"
 #include "ember/nn/options/pooling.h"
+#include "ember/nn/options/upsampling.h"
 #include "ember/ops.h"
 
 namespace ember::nn {
@@ -84,6 +87,27 @@ inline Tensor embedding(const Tensor& input, const Tensor& weight,
 inline Tensor relu(Tensor input, const ReLUFuncOptions& options = {}) {
   return options.inplace() ? input.relu_() : ember::relu(input);
 }
+namespace detail {
+// The inplace option of the activations: the result is written back into the input.
+inline Tensor maybe_inplace(Tensor& input, const Tensor& result, bool inplace) {
+  return inplace ? input.copy_(result) : result;
+}
+}  // namespace detail
+
+inline Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options = {}) {
+  return detail::maybe_inplace(input, ember::leaky_relu(input, options.negative_slope()),
+                               options.inplace());
+}
+inline Tensor elu(Tensor input, const ELUFuncOptions& options = {}) {
+  return detail::maybe_inplace(input, ember::elu(input, options.alpha()), options.inplace());
+}
+inline Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options = {}) {
+  return ember::softplus(input, options.beta(), options.threshold());
+}
+inline Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options = {}) {
+  return detail::maybe_inplace(input, ember::hardtanh(input, options.min_val(), options.max_val()),
+                               options.inplace());
+}
 inline Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {}) {
   return ember::gelu(input, options.approximate());
 }
@@ -101,6 +125,27 @@ inline Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options) {
 }
 inline Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options) {
   return ember::log_softmax(input, options.dim(), options.dtype());
+}
+
+// input / max(||input||_p over dim, eps).
+EMBER_API Tensor normalize(const Tensor& input, NormalizeFuncOptions options = {});
+
+inline Tensor pad(const Tensor& input, const PadFuncOptions& options) {
+  return ember::pad(input, options.pad(), enum_name(options.mode()),
+                    options.value() != 0.0 ? std::optional<double>(options.value()) : std::nullopt);
+}
+
+// Resizes the spatial dims of [N, C, W] / [N, C, H, W] / [N, C, D, H, W] inputs: kNearest,
+// kNearestExact, kLinear (3D), kBilinear (4D), kTrilinear (5D).
+EMBER_API Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
+
+inline Tensor cosine_similarity(const Tensor& x1, const Tensor& x2,
+                                const CosineSimilarityFuncOptions& options = {}) {
+  return ember::cosine_similarity(x1, x2, options.dim(), options.eps());
+}
+
+inline Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1) {
+  return ember::one_hot(tensor, num_classes);
 }
 
 inline Tensor cross_entropy(const Tensor& input, const Tensor& target,
@@ -127,6 +172,29 @@ inline Tensor binary_cross_entropy_with_logits(
     const BinaryCrossEntropyWithLogitsFuncOptions& options = {}) {
   return ember::binary_cross_entropy_with_logits(
       input, target, options.weight(), options.pos_weight(), reduction_code(options.reduction()));
+}
+
+inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                                   const BinaryCrossEntropyFuncOptions& options = {}) {
+  return ember::binary_cross_entropy(input, target, options.weight(),
+                                     reduction_code(options.reduction()));
+}
+// As libtorch 1.13: beta is this function's own argument; options.beta() is not read here.
+inline Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                             const SmoothL1LossFuncOptions& options = {}, double beta = 1.0) {
+  return ember::smooth_l1_loss(input, target, reduction_code(options.reduction()), beta);
+}
+inline Tensor kl_div(const Tensor& input, const Tensor& target,
+                     const KLDivFuncOptions& options = {}) {
+  if (std::holds_alternative<enumtype::kBatchMean>(options.reduction())) {
+    Tensor sum = ember::kl_div(input, target, Reduction::Sum, options.log_target());
+    return input.dim() == 0 ? sum : sum / static_cast<double>(input.size(0));
+  }
+  const int64_t code =
+      std::holds_alternative<enumtype::kNone>(options.reduction())  ? Reduction::None
+      : std::holds_alternative<enumtype::kSum>(options.reduction()) ? Reduction::Sum
+                                                                    : Reduction::Mean;
+  return ember::kl_div(input, target, code, options.log_target());
 }
 
 }  // namespace functional

@@ -4,6 +4,7 @@
 // integer codes, ember::Reduction::{None, Mean, Sum}.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -59,6 +60,23 @@ EMBER_API Tensor dropout(const Tensor& input, double p, bool train);
 // Rows of weight picked by indices; the padding_idx row (when >= 0) gets no gradient.
 EMBER_API Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
 
+// Activations (torch::leaky_relu, ...), composed from elementwise ops.
+EMBER_API Tensor leaky_relu(const Tensor& input, double negative_slope = 0.01);
+EMBER_API Tensor elu(const Tensor& input, double alpha = 1.0);
+EMBER_API Tensor softplus(const Tensor& input, double beta = 1.0, double threshold = 20.0);
+EMBER_API Tensor hardtanh(const Tensor& input, double min_val = -1.0, double max_val = 1.0);
+
+// Pads the last pad.size() / 2 dims: pad = (left, right) of the last dim, then (top, bottom) of
+// the one before, ... mode: "constant" (value; negative amounts crop), "reflect", "replicate",
+// "circular" (these for 1-3 padded dims of a batched or unbatched input), as at::pad.
+EMBER_API Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode = "constant",
+                     std::optional<double> value = std::nullopt);
+
+// Cosine of the angle between x1 and x2 along dim (broadcast); the product of the norms is
+// clamped to at least eps.
+EMBER_API Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1,
+                                   double eps = 1e-8);
+
 // Losses. Class-index targets are int64; out-of-range targets (other than ignore_index) raise
 // IndexError naming the target and the number of classes (checked for CPU targets).
 EMBER_API Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
@@ -76,5 +94,16 @@ EMBER_API Tensor binary_cross_entropy_with_logits(const Tensor& input, const Ten
                                                   const Tensor& weight = {},
                                                   const Tensor& pos_weight = {},
                                                   int64_t reduction = Reduction::Mean);
+
+// Binary cross entropy of probabilities (each log clamped at -100, as PyTorch).
+EMBER_API Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                                      const Tensor& weight = {},
+                                      int64_t reduction = Reduction::Mean);
+// Quadratic below beta, linear above (l1_loss when beta is 0).
+EMBER_API Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                                int64_t reduction = Reduction::Mean, double beta = 1.0);
+// KL(target || exp(input)) pointwise: input holds log-probabilities.
+EMBER_API Tensor kl_div(const Tensor& input, const Tensor& target,
+                        int64_t reduction = Reduction::Mean, bool log_target = false);
 
 }  // namespace ember

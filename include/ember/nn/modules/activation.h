@@ -1,5 +1,6 @@
 #pragma once
-// Activation layers: ReLU, GELU, SiLU, Sigmoid, Tanh, Softmax, LogSoftmax.
+// Activation layers: ReLU, LeakyReLU, ELU, Softplus, Hardtanh, GELU, SiLU, Sigmoid, Tanh,
+// Softmax, LogSoftmax.
 #include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/activation.h"
@@ -16,6 +17,46 @@ class EMBER_API ReLUImpl : public Cloneable<ReLUImpl> {
   ReLUOptions options;
 };
 EMBER_MODULE(ReLU);
+
+class EMBER_API LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
+ public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions& options = {});
+  void reset() override;
+  Tensor forward(Tensor input);
+  void pretty_print(std::ostream& stream) const override;
+  LeakyReLUOptions options;
+};
+EMBER_MODULE(LeakyReLU);
+
+class EMBER_API ELUImpl : public Cloneable<ELUImpl> {
+ public:
+  explicit ELUImpl(const ELUOptions& options = {});
+  void reset() override;
+  Tensor forward(Tensor input);
+  void pretty_print(std::ostream& stream) const override;
+  ELUOptions options;
+};
+EMBER_MODULE(ELU);
+
+class EMBER_API SoftplusImpl : public Cloneable<SoftplusImpl> {
+ public:
+  explicit SoftplusImpl(const SoftplusOptions& options = {});
+  void reset() override;
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  SoftplusOptions options;
+};
+EMBER_MODULE(Softplus);
+
+class EMBER_API HardtanhImpl : public Cloneable<HardtanhImpl> {
+ public:
+  explicit HardtanhImpl(const HardtanhOptions& options = {});
+  void reset() override;
+  Tensor forward(Tensor input);
+  void pretty_print(std::ostream& stream) const override;
+  HardtanhOptions options;
+};
+EMBER_MODULE(Hardtanh);
 
 class EMBER_API GELUImpl : public Cloneable<GELUImpl> {
  public:

@@ -60,4 +60,35 @@ class EMBER_API BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> 
 };
 EMBER_MODULE(BCEWithLogitsLoss);
 
+class EMBER_API BCELossImpl : public Cloneable<BCELossImpl> {
+ public:
+  void reset() override {}
+  explicit BCELossImpl(const BCELossOptions& options = {});
+  Tensor forward(const Tensor& input, const Tensor& target);
+  void pretty_print(std::ostream& stream) const override;
+  BCELossOptions options;
+  Tensor weight;  // buffer, when given
+};
+EMBER_MODULE(BCELoss);
+
+class EMBER_API SmoothL1LossImpl : public Cloneable<SmoothL1LossImpl> {
+ public:
+  void reset() override {}
+  explicit SmoothL1LossImpl(const SmoothL1LossOptions& options = {});
+  Tensor forward(const Tensor& input, const Tensor& target);
+  void pretty_print(std::ostream& stream) const override;
+  SmoothL1LossOptions options;
+};
+EMBER_MODULE(SmoothL1Loss);
+
+class EMBER_API KLDivLossImpl : public Cloneable<KLDivLossImpl> {
+ public:
+  void reset() override {}
+  explicit KLDivLossImpl(const KLDivLossOptions& options = {});
+  Tensor forward(const Tensor& input, const Tensor& target);
+  void pretty_print(std::ostream& stream) const override;
+  KLDivLossOptions options;
+};
+EMBER_MODULE(KLDivLoss);
+
 }  // namespace ember::nn

@@ -1,6 +1,7 @@
 #pragma once
 // Options of the loss modules; F::*FuncOptions are the same types, as in libtorch.
 #include <cstdint>
+#include <variant>
 
 #include "ember/nn/arg.h"
 #include "ember/nn/enum.h"
@@ -51,6 +52,37 @@ struct BCEWithLogitsLossOptions {
   EMBER_ARG(Tensor, pos_weight);
 };
 
+// Binary cross entropy on probabilities (F::binary_cross_entropy, BCELoss).
+struct BCELossOptions {
+  EMBER_REDUCTION_CTORS(BCELossOptions)
+  // Rescales each element's loss (broadcast to the target).
+  EMBER_ARG(Tensor, weight);
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+struct SmoothL1LossOptions {
+  EMBER_REDUCTION_CTORS(SmoothL1LossOptions)
+  EMBER_ARG(reduction_t, reduction) = kMean;
+  // Where the loss changes from quadratic to linear. Read by the SmoothL1Loss module; the
+  // functional F::smooth_l1_loss takes beta as its own argument instead, as in libtorch 1.13.
+  EMBER_ARG(double, beta) = 1.0;
+};
+
+using kl_div_reduction_t =
+    std::variant<enumtype::kNone, enumtype::kBatchMean, enumtype::kSum, enumtype::kMean>;
+struct KLDivLossOptions {
+  KLDivLossOptions() = default;
+  KLDivLossOptions(enumtype::kNone r) : reduction_(r) {}
+  KLDivLossOptions(enumtype::kBatchMean r) : reduction_(r) {}
+  KLDivLossOptions(enumtype::kSum r) : reduction_(r) {}
+  KLDivLossOptions(enumtype::kMean r) : reduction_(r) {}
+  using reduction_t = kl_div_reduction_t;
+  // kBatchMean is the mathematical KL divergence per sample; kMean also divides by the support.
+  EMBER_ARG(reduction_t, reduction) = kMean;
+  // The target is given as log-probabilities.
+  EMBER_ARG(bool, log_target) = false;
+};
+
 #undef EMBER_REDUCTION_CTORS
 
 namespace functional {
@@ -59,6 +91,9 @@ using NLLLossFuncOptions = NLLLossOptions;
 using MSELossFuncOptions = MSELossOptions;
 using L1LossFuncOptions = L1LossOptions;
 using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
+using BinaryCrossEntropyFuncOptions = BCELossOptions;
+using SmoothL1LossFuncOptions = SmoothL1LossOptions;
+using KLDivFuncOptions = KLDivLossOptions;
 }  // namespace functional
 
 }  // namespace ember::nn

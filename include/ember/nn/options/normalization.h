@@ -47,6 +47,15 @@ struct LayerNormFuncOptions {
   EMBER_ARG(Tensor, bias);
   EMBER_ARG(double, eps) = 1e-5;
 };
+
+// F::normalize: input / max(||input||_p over dim, eps).
+struct NormalizeFuncOptions {
+  EMBER_ARG(double, p) = 2.0;
+  EMBER_ARG(int64_t, dim) = 1;
+  EMBER_ARG(double, eps) = 1e-12;
+  // When set, the result is also written into this tensor (not differentiable, as in libtorch).
+  EMBER_ARG(std::optional<Tensor>, out) = std::nullopt;
+};
 }  // namespace functional
 
 }  // namespace ember::nn
