@@ -48,7 +48,8 @@ Device::Device(const std::string& spec) {
 
 std::string Device::str() const {
   std::string s = device_type_name(type_);
-  if (has_index() && !is_cpu()) s += ":" + std::to_string(static_cast<int>(index_));
+  // "cpu:0" keeps its index, as libtorch prints it; tensors on the CPU report plain "cpu".
+  if (has_index()) s += ":" + std::to_string(static_cast<int>(index_));
   return s;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Options of Conv2d and F::conv2d.
 #include <cstdint>
+#include <initializer_list>
 #include <variant>
 
 #include "ember/nn/arg.h"
@@ -22,6 +23,14 @@ struct Conv2dOptions {
   EMBER_ARG(ExpandingArray<2>, kernel_size);
   EMBER_ARG(ExpandingArray<2>, stride) = 1;
   EMBER_ARG(conv_padding_t, padding) = ExpandingArray<2>(0);
+
+ public:
+  // padding({top_bottom, left_right}): a braced list is the explicit sizes, as in libtorch.
+  decltype(auto) padding(std::initializer_list<int64_t> il) {
+    return padding(conv_padding_t(ExpandingArray<2>(il)));
+  }
+
+ private:
   EMBER_ARG(ExpandingArray<2>, dilation) = 1;
   EMBER_ARG(int64_t, groups) = 1;
   EMBER_ARG(bool, bias) = true;
@@ -33,6 +42,14 @@ struct Conv2dFuncOptions {
   EMBER_ARG(Tensor, bias);
   EMBER_ARG(ExpandingArray<2>, stride) = 1;
   EMBER_ARG(conv_padding_t, padding) = ExpandingArray<2>(0);
+
+ public:
+  // padding({top_bottom, left_right}): a braced list is the explicit sizes, as in libtorch.
+  decltype(auto) padding(std::initializer_list<int64_t> il) {
+    return padding(conv_padding_t(ExpandingArray<2>(il)));
+  }
+
+ private:
   EMBER_ARG(ExpandingArray<2>, dilation) = 1;
   EMBER_ARG(int64_t, groups) = 1;
 };
