@@ -1,6 +1,8 @@
 // RawKernel: NVRTC compilation to PTX (works without a GPU: CI's CUDA build runs it), the compile
 // log on errors, the in-memory and on-disk caches, C++ name expressions, argument checks, and
-// launches checked against the CPU on a real GPU (the simulator runs no PTX and says so).
+// launches checked against the CPU: on a GPU, and on simulated devices, where the same source is
+// compiled by the host compiler (shared memory, barriers, shuffles, atomics, streams, devices,
+// autograd with custom forward and backward kernels).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,9 +10,11 @@
 #include <filesystem>
 #include <string>
 
+#include "ember/autograd_function.h"
 #include "ember/cuda.h"
 #include "ember/cuda_kernel.h"
 #include "ember/ops.h"
+#include "support/test_util.h"
 
 namespace ember {
 namespace {
@@ -141,8 +145,7 @@ TEST_F(RawKernels, ArgumentsAreCheckedBeforeAnyLaunch) {
 }
 
 TEST_F(RawKernels, LaunchesMatchTheCpu) {
-  if (!cuda::is_available() || cuda::is_simulated())
-    GTEST_SKIP() << "launching PTX needs a real GPU";
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
   const int n = 1000;
   Tensor a = randn({n}), b = randn({n});
   Tensor y = empty({n}, TensorOptions().device("cuda"));
@@ -152,6 +155,147 @@ TEST_F(RawKernels, LaunchesMatchTheCpu) {
   RawKernel scale(kScale, "scale<float>", {{"-std=c++17"}});
   scale({(n + 127) / 128}, {128}, {y, 2.0f, int32_t(n)});
   EXPECT_TRUE(allclose(y.cpu(), (a + b) * 2));
+}
+
+// A block reduction: dynamic shared memory, barriers, warp shuffles and an atomic per block.
+const char* kBlockSum = R"(
+extern "C" __global__ void block_sum(const float* x, float* total, int n) {
+  extern __shared__ float partial[];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  partial[threadIdx.x] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s >= 32; s /= 2) {
+    if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x < 32) {
+    float v = partial[threadIdx.x];
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (threadIdx.x == 0) atomicAdd(total, v);
+  }
+})";
+
+TEST_F(RawKernels, SharedMemoryBarriersShufflesAndAtomicsRun) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  const int n = 1000, threads = 128;
+  Tensor x = rand({n});
+  Tensor total = zeros({1}, TensorOptions().device("cuda:0"));
+  RawKernel sum(kBlockSum, "block_sum");
+  sum({(n + threads - 1) / threads}, {threads}, {x.cuda(), total, int32_t(n)},
+      threads * sizeof(float));
+  EXPECT_NEAR(total.cpu().item<float>(), x.sum().item<float>(), 1e-3);
+}
+
+TEST_F(RawKernels, RunOnTheCurrentDeviceAndStream) {
+  if (cuda::device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+  RawKernel add(kAdd, "add");
+  const int n = 300;
+  Tensor a = randn({n}), b = randn({n});
+  {
+    cuda::DeviceGuard on_1(1);
+    Tensor y = empty({n}, TensorOptions().device("cuda:1"));
+    cuda::Stream side = cuda::getStreamFromPool(false, 1);
+    {
+      cuda::StreamGuard on_side(side);
+      add({(n + 63) / 64}, {64}, {a.to("cuda:1"), b.to("cuda:1"), y, int32_t(n)});
+    }
+    side.synchronize();
+    EXPECT_TRUE(allclose(y.cpu(), a + b));
+    // A tensor on cuda:0 while cuda:1 is current is named, as on a GPU.
+    Tensor on_0 = a.to("cuda:0");
+    const std::string m = testing::error_of<DeviceError>([&] {
+      add({5}, {64}, {on_0, on_0, y, int32_t(n)});
+    });
+    EXPECT_TRUE(testing::contains(m,
+                                  "argument 0 is a tensor on cuda:0 but the kernel runs on "
+                                  "cuda:1"))
+        << m;
+  }
+}
+
+TEST_F(RawKernels, SimulatorNamesCompileErrorsAndArgumentMismatches) {
+  if (!cuda::is_simulated()) GTEST_SKIP() << "the simulator's host compilation";
+  RawKernel bad(R"(extern "C" __global__ void broken(float* y) {
+  y[0] = undeclared_name;
+})",
+                "broken");
+  Tensor y = zeros({4}, TensorOptions().device("cuda:0"));
+  const std::string m = testing::error_of([&] { bad({1}, {1}, {y}); });
+  EXPECT_TRUE(testing::contains(m, "RawKernel 'broken': compiling failed")) << m;
+  EXPECT_TRUE(testing::contains(m, "broken.cu:2")) << m;  // the line in the kernel's source
+  EXPECT_TRUE(testing::contains(m, "undeclared_name")) << m;
+
+  RawKernel add(kAdd, "add");
+  const std::string count = testing::error_of<ValueError>([&] { add({1}, {4}, {y, y, y}); });
+  EXPECT_TRUE(testing::contains(count, "RawKernel 'add' takes 4 arguments, got 3")) << count;
+  const std::string size = testing::error_of<TypeError>([&] {
+    add({1}, {4}, {y, y, y, int64_t(4)});
+  });
+  EXPECT_TRUE(testing::contains(size, "argument 3 has 8 bytes but the kernel's parameter 3 has 4"))
+      << size;
+  // A launch the hardware would refuse is refused with CUDA's error.
+  const std::string config = testing::error_of([&] { add({1}, {2048}, {y, y, y, int32_t(4)}); });
+  EXPECT_TRUE(testing::contains(config, "invalid configuration")) << config;
+}
+
+TEST_F(RawKernels, SimulatorCompilesOncePerSourceAndOptions) {
+  if (!cuda::is_simulated()) GTEST_SKIP() << "the simulator's host compilation";
+  Tensor a = ones({4}, TensorOptions().device("cuda:0")), y = empty_like(a);
+  const int64_t before = RawKernel::compilations();
+  RawKernel add(kAdd, "add");
+  add({1}, {4}, {a, a, y, int32_t(4)});
+  add({1}, {4}, {y, a, y, int32_t(4)});
+  EXPECT_EQ(RawKernel::compilations(), before + 1);
+  RawKernel again(kAdd, "add");  // a new object finds the library on disk
+  again({1}, {4}, {y, a, y, int32_t(4)});
+  EXPECT_EQ(RawKernel::compilations(), before + 1);
+  EXPECT_TRUE(y.cpu().equal(full({4}, 4.0f)));  // 1 + 1, then + 1 twice
+  RawKernel with_macro(R"(extern "C" __global__ void fill(float* y) { y[threadIdx.x] = VALUE; })",
+                       "fill", {{"-DVALUE=7.5f", "--use_fast_math"}});
+  with_macro({1}, {4}, {y});
+  EXPECT_EQ(RawKernel::compilations(), before + 2);
+  EXPECT_TRUE(y.cpu().equal(full({4}, 7.5f)));
+  for (const auto& e : fs::recursive_directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << "temporary file left";
+  }
+}
+
+// docs/extending.md's example: a custom op whose forward and backward are RawKernels.
+const char* kCubeKernels = R"(
+extern "C" __global__ void cube_forward(const double* x, double* y, long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * x[i] * x[i];
+}
+extern "C" __global__ void cube_backward(const double* x, const double* g, double* gx,
+                                         long long n) {
+  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) gx[i] = 3.0 * x[i] * x[i] * g[i];
+})";
+
+struct CubeOnGpu : autograd::Function<CubeOnGpu> {
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& x) {
+    static RawKernel fwd(kCubeKernels, "cube_forward");
+    Tensor xc = x.contiguous(), y = empty_like(xc);
+    const int64_t n = xc.numel();
+    fwd({static_cast<unsigned>((n + 127) / 128)}, {128}, {xc, y, n});
+    ctx->save_for_backward({xc});
+    return y;
+  }
+  static autograd::variable_list backward(autograd::AutogradContext* ctx,
+                                          autograd::variable_list g) {
+    static RawKernel bwd(kCubeKernels, "cube_backward");
+    Tensor x = ctx->get_saved_variables()[0], gc = g[0].contiguous(), gx = empty_like(x);
+    const int64_t n = x.numel();
+    bwd({static_cast<unsigned>((n + 127) / 128)}, {128}, {x, gc, gx, n});
+    return {gx};
+  }
+};
+
+TEST_F(RawKernels, CustomForwardAndBackwardKernelsPassFiniteDifferences) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  testing::expect_gradients_match_finite_differences(
+      [](const std::vector<Tensor>& in) { return CubeOnGpu::apply(in[0]); }, {randn({3, 5})},
+      Device(kCUDA, 0), "cube via RawKernel");
 }
 
 }  // namespace

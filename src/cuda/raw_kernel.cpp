@@ -1,7 +1,9 @@
 // RawKernel: NVRTC compiles the source to PTX for one architecture; the PTX is cached in memory
 // and on disk (written atomically); the CUDA runtime's library API (cudaLibraryLoadData) loads it
 // without the driver API, and cudaLaunchKernel runs it on the current stream. On the simulator
-// (EMBER_CUDA=SIM) there is no PTX to run: every use says so.
+// (EMBER_CUDA=SIM) there is no PTX: the host compiler builds the same source against the
+// simulator's device header (cuda/raw_kernel_sim.h) and launches run on simulated devices;
+// ptx() says it needs a real CUDA build.
 #include "ember/cuda_kernel.h"
 
 #include <sys/stat.h>
@@ -17,6 +19,7 @@
 
 #include "core/user_cache.h"
 #include "cuda/cuda_internal.h"
+#include "cuda/raw_kernel_sim.h"
 #include "ember/error.h"
 
 #if !defined(EMBER_CUDA_SIM)
@@ -28,6 +31,7 @@ namespace {
 
 std::atomic<int64_t> g_compilations{0};
 
+#if !defined(EMBER_CUDA_SIM)
 // Reads a cached PTX, or returns false.
 bool read_cache(const std::string& file, std::string& out) {
   std::ifstream in(file, std::ios::binary);
@@ -51,6 +55,8 @@ void write_cache(const std::string& dir, const std::string& file, const std::str
   if (std::rename(tmp.c_str(), file.c_str()) != 0) std::remove(tmp.c_str());
 }
 
+#endif
+
 }  // namespace
 
 struct RawKernel::Impl {
@@ -58,7 +64,9 @@ struct RawKernel::Impl {
   RawKernelOptions options;
   std::mutex mutex;
   std::map<int, std::string> ptx_by_arch, lowered_by_arch;
-#if !defined(EMBER_CUDA_SIM)
+#if defined(EMBER_CUDA_SIM)
+  std::unique_ptr<sim_kernel::HostKernel> host_kernel;  // built on first launch
+#else
   std::map<int, cudaKernel_t> kernel_by_device;
 #endif
 
@@ -83,10 +91,10 @@ struct RawKernel::Impl {
 #if defined(EMBER_CUDA_SIM)
 
 const std::string& RawKernel::Impl::compiled(int, std::string*) {
-  throw NotImplementedError(
-      "RawKernel '" + name +
-      "': simulated CUDA devices (EMBER_CUDA=SIM) cannot compile or run PTX; NVRTC kernels need a "
-      "real GPU build (-DEMBER_CUDA=ON)");
+  throw NotImplementedError("RawKernel '" + name +
+                            "': simulated CUDA devices (EMBER_CUDA=SIM) have no PTX (launches "
+                            "run the source compiled for the host); NVRTC needs a real CUDA build "
+                            "(-DEMBER_CUDA=ON)");
 }
 
 #else
@@ -210,9 +218,39 @@ void RawKernel::operator()(KernelDim grid, KernelDim block, const std::vector<Ke
     pointers[i] = slot;
   }
 #if defined(EMBER_CUDA_SIM)
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  std::string lowered;
-  impl_->compiled(90, &lowered);  // throws: the simulator runs no PTX
+  const sim_kernel::HostKernel* host = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (!impl_->host_kernel) {
+      bool ran = false;
+      impl_->host_kernel = std::make_unique<sim_kernel::HostKernel>(
+          sim_kernel::compile(impl_->source, impl_->name, impl_->options.compile_options, &ran));
+      if (ran) ++g_compilations;
+    }
+    host = impl_->host_kernel.get();
+  }
+  // The simulator knows the parameters' sizes (a GPU would read garbage): say which differs.
+  EMBER_CHECK(host->param_sizes.size() == args.size(), ValueError, "RawKernel '", impl_->name,
+              "' takes ", host->param_sizes.size(), " arguments, got ", args.size());
+  std::vector<const void*> tensor_pointers;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const size_t given = std::visit(
+        [](const auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          return std::is_same_v<V, Tensor> ? sizeof(void*) : sizeof(V);
+        },
+        args[i]);
+    EMBER_CHECK(given == host->param_sizes[i], TypeError, "RawKernel '", impl_->name,
+                "': argument ", i, " has ", given, " bytes but the kernel's parameter ", i, " has ",
+                host->param_sizes[i], " (pass the C type the kernel declares, e.g. ",
+                "int32_t for int)");
+    if (std::holds_alternative<Tensor>(args[i])) {
+      tensor_pointers.push_back(std::get<Tensor>(args[i]).data_ptr());
+    }
+  }
+  sim_kernel::launch(*host, impl_->name, grid, block, shared_mem,
+                     detail::current_cuda_stream(device), std::move(storage),
+                     std::move(tensor_pointers));
 #else
   cudaKernel_t kernel = nullptr;
   {
@@ -231,10 +269,16 @@ void RawKernel::operator()(KernelDim grid, KernelDim block, const std::vector<Ke
       kernel = it->second;
     }
   }
-  EMBER_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel),
-                                    dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z),
-                                    pointers.data(), shared_mem,
-                                    detail::current_cuda_stream(device)));
+  const cudaError_t err =
+      cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(grid.x, grid.y, grid.z),
+                       dim3(block.x, block.y, block.z), pointers.data(), shared_mem,
+                       detail::current_cuda_stream(device));
+  if (err != cudaSuccess) {
+    // The runtime also keeps a refused launch as the thread's last error: clear it, or the next
+    // kernel's cudaGetLastError() would report this one.
+    (void)cudaGetLastError();
+    EMBER_CUDA_CHECK(err);
+  }
 #endif
 }
 

@@ -1,21 +1,14 @@
 // load_inline: the source plus generated exports (extern "C" accessors that return each
 // function's address and its type's name, so get<Signature> can check it) is compiled into a
-// shared object whose name is a hash of everything that affects the result; the object is built
-// under a temporary name and renamed, so concurrent processes and interrupted builds never leave a
-// half-written library in the cache.
+// cached shared object (extension/shared_object_build.h) and loaded with dlopen.
 #include "ember/cpp_extension.h"
 
 #include <dlfcn.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <map>
-#include <mutex>
 
-#include "core/user_cache.h"
+#include "extension/shared_object_build.h"
 
 namespace ember::cpp_extension {
 
@@ -57,12 +50,6 @@ std::pair<std::string, std::string> ember_paths() {
   return {include, lib};
 }
 
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // The C symbol that exports `function` ("ns::f" -> "ns__f").
 std::string symbol_of(const std::string& function) {
   std::string s = function;
@@ -82,8 +69,6 @@ std::string exports_for(const std::vector<std::string>& functions) {
   }
   return out;
 }
-
-std::mutex g_mutex;
 
 }  // namespace
 
@@ -127,48 +112,20 @@ Extension load_inline(const std::string& name, const std::string& cpp_source,
                 ValueError, "load_inline('", name, "'): '", f, "' is not a function name");
   }
   const auto [include, lib] = ember_paths();
-  const std::string cxx = env_or("EMBER_CXX", "c++");
-  std::string flags = "-std=c++20 -O2 -fPIC -shared -I" + quote(include);
-  for (const auto& f : options.extra_cflags) flags += " " + quote(f);
-  std::string ldflags = "-L" + quote(lib) + " -lember -Wl,-rpath," + quote(lib);
-  for (const auto& f : options.extra_ldflags) ldflags += " " + quote(f);
-  const std::string source = cpp_source + exports_for(functions);
-
-  const std::string key =
-      ::ember::detail::hash_hex(source + '\0' + cxx + '\0' + flags + '\0' + ldflags + '\0' +
-                                EMBER_VERSION_STRING_FOR_EXTENSIONS + '\0' + include);
-  const std::string dir = ::ember::detail::user_cache_dir("EMBER_EXTENSIONS_DIR", "extensions") +
-                          "/" + name + "-" + key;
-  const std::string so = dir + "/" + name + ".so";
-
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (!exists(so)) {
-    ::ember::detail::make_dirs(dir);
-    const std::string src = dir + "/" + name + ".cpp";
-    const std::string tmp = so + ".tmp." + std::to_string(::getpid());
-    {
-      std::ofstream out(src + ".tmp");
-      out << source;
-      EMBER_CHECK(static_cast<bool>(out), Error, "load_inline('", name, "'): cannot write ", src);
-    }
-    std::rename((src + ".tmp").c_str(), src.c_str());
-    const std::string cmd =
-        cxx + " " + flags + " " + quote(src) + " -o " + quote(tmp) + " " + ldflags + " 2>&1";
-    if (options.verbose) std::fprintf(stderr, "load_inline: %s\n", cmd.c_str());
-    std::string output;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    EMBER_CHECK(p != nullptr, Error, "load_inline('", name, "'): cannot run ", cxx);
-    char buf[4096];
-    while (size_t n = std::fread(buf, 1, sizeof buf, p)) output.append(buf, n);
-    const int status = ::pclose(p);
-    if (status != 0) {
-      std::remove(tmp.c_str());
-      throw Error("load_inline('" + name + "'): compiling failed (" + cxx + ", source kept in " +
-                  src + "):\n" + output);
-    }
-    EMBER_CHECK(std::rename(tmp.c_str(), so.c_str()) == 0, Error, "load_inline('", name,
-                "'): cannot move the library into the cache at ", so);
-  }
+  using ::ember::detail::shell_quote;
+  ::ember::detail::SharedObjectBuild build;
+  build.what = "load_inline('" + name + "')";
+  build.stem = name;
+  build.source = cpp_source + exports_for(functions);
+  build.flags = "-std=c++20 -O2 -fPIC -shared -I" + shell_quote(include);
+  for (const auto& f : options.extra_cflags) build.flags += " " + shell_quote(f);
+  build.ldflags = "-L" + shell_quote(lib) + " -lember -Wl,-rpath," + shell_quote(lib);
+  for (const auto& f : options.extra_ldflags) build.ldflags += " " + shell_quote(f);
+  build.key_extra = std::string(EMBER_VERSION_STRING_FOR_EXTENSIONS) + '\0' + include;
+  build.cache_env = "EMBER_EXTENSIONS_DIR";
+  build.cache_subdir = "extensions";
+  build.verbose = options.verbose;
+  const std::string so = ::ember::detail::build_shared_object(build);
   void* handle = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   EMBER_CHECK(handle != nullptr, Error, "load_inline('", name, "'): dlopen(", so,
               ") failed: ", ::dlerror());
