@@ -145,6 +145,10 @@ EMBER_API Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t len
 EMBER_API Tensor select(const Tensor& a, int64_t dim, int64_t index);
 EMBER_API Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 EMBER_API Tensor one_hot(const Tensor& a, int64_t num_classes = -1);
+// int64 [n, a.dim()]: the coordinates of a's nonzero elements in row-major order.
+EMBER_API Tensor nonzero(const Tensor& a);
+// One-argument where: nonzero(condition) as one 1-D index tensor per dim.
+EMBER_API std::vector<Tensor> where(const Tensor& condition);
 // Broadcast shape of two shapes; throws naming both when they do not broadcast.
 EMBER_API std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b);
 

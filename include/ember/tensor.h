@@ -17,6 +17,11 @@ namespace ember {
 namespace autograd {
 class Node;
 }
+namespace indexing {
+class TensorIndex;  // ember/indexing.h, included at the end of this header
+}
+template <typename T, size_t N>
+class TensorAccessor;  // ember/accessor.h, included at the end of this header
 
 // Stream identity passed to record_stream (kept tiny so tensor.h needs no CUDA header).
 struct StreamRef {
@@ -32,6 +37,15 @@ class EMBER_API Tensor {
  public:
   Tensor() = default;
   explicit Tensor(Ref<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) = default;
+  // Assigning to a named tensor rebinds the handle; assigning to a temporary (a view such as
+  // t[i][j] or t.index({...})) writes into the elements it views, as libtorch does.
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & = default;
+  Tensor& operator=(const Scalar& v) && { return fill_(v); }
+  Tensor& operator=(const Tensor& rhs) && { return copy_(rhs); }
+  Tensor& operator=(Tensor&& rhs) && { return copy_(rhs); }
 
   // ---- identity and metadata ----
   bool defined() const { return static_cast<bool>(impl_); }
@@ -77,6 +91,13 @@ class EMBER_API Tensor {
   template <typename T>
   std::vector<T> to_vector() const;
 
+  // Elements seen through a TensorAccessor<T, N> (CPU tensors of dtype T and N dims only); the
+  // accessor points into this tensor, so it is not available on a temporary.
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const&;
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
+
   // ---- conversion and copies ----
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
@@ -96,6 +117,8 @@ class EMBER_API Tensor {
   Tensor clone() const;
   Tensor detach() const;
   Tensor& detach_() const;
+  // libtorch's data(): a detached alias (same storage, no history, not requiring grad).
+  Tensor data() const { return detach(); }
   Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
   Tensor& fill_(const Scalar& value) const;
   Tensor& zero_() const;
@@ -128,6 +151,24 @@ class EMBER_API Tensor {
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> unbind(int64_t dim = 0) const;
+
+  // ---- indexing (ember/indexing.h): Python's x[...] as libtorch spells it ----
+  // x.index({Slice(), 0}) is x[:, 0]; integers and slices give views, index tensors (int64, or
+  // bool masks) copy, as in PyTorch.
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  // x.index_put_({...}, v) is x[...] = v.
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& rhs) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& v) const;
+  // The advanced-indexing forms: one optional index tensor per leading dim (nullopt: the whole
+  // dim). With accumulate, values at repeated indices are summed instead of one of them kept.
+  Tensor index(const std::vector<std::optional<Tensor>>& indices) const;
+  Tensor& index_put_(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                     bool accumulate = false) const;
+  // int64 [n, dim()]: the coordinates of the nonzero elements, in row-major order.
+  Tensor nonzero() const;
 
   // ---- math ----
   Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
@@ -245,6 +286,8 @@ class EMBER_API Tensor {
   Tensor& operator/=(const Scalar& o) const { return div_(o); }
 
   std::string toString() const;
+  // libtorch's print(): the type and the sizes, e.g. "[CPUFloatType [3, 3]]", on std::cerr.
+  void print() const;
 
  private:
   TensorImpl* checked() const {
@@ -266,3 +309,7 @@ T* Tensor::data_ptr() const {
 EMBER_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 }  // namespace ember
+
+// After Tensor is complete: what Tensor::index and Tensor::accessor take and return.
+#include "ember/accessor.h"
+#include "ember/indexing.h"

@@ -50,6 +50,14 @@ class Backend {
   // out.index_add_(dim, index, src)
   virtual void index_add(const Tensor& out, int64_t dim, const Tensor& index,
                          const Tensor& src) = 0;
+  // out.index_copy_(dim, index, src): out's slices at `index` along dim become src's. Where an
+  // index repeats, the last slice wins on the CPU; which one is unspecified on CUDA (as PyTorch).
+  virtual void index_copy(const Tensor& out, int64_t dim, const Tensor& index,
+                          const Tensor& src) = 0;
+  // The coordinates of the true elements of `mask` (bool, contiguous) in row-major order: int64
+  // [n, mask.dim()] on mask's device. Counts, then compacts; learning n makes the host wait for
+  // the device (as PyTorch's nonzero does, its output's size depends on it).
+  virtual Tensor nonzero(const Tensor& mask) = 0;
   // out = in.gather(dim, index)
   virtual void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
   // out.scatter_add_(dim, index, src)

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -291,6 +292,16 @@ std::string Tensor::toString() const {
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   return os << render(t);
+}
+
+void Tensor::print() const {
+  // libtorch's format (its toString() names the type: CPUFloatType, CUDALongType).
+  if (defined()) {
+    std::cerr << "[" << (is_cuda() ? "CUDA" : "CPU") << to_string(dtype()) << "Type " << sizes()
+              << "]" << std::endl;
+  } else {
+    std::cerr << "[UndefinedTensor]" << std::endl;
+  }
 }
 
 }  // namespace ember

@@ -1,4 +1,4 @@
-// Indexing family on the CPU: index_select, index_add, gather, scatter_add.
+// Indexing family on the CPU: index_select, index_add, index_copy, gather, scatter_add.
 // Indices are validated before anything is written, so a bad index leaves `out` untouched and
 // no exception escapes an OpenMP region.
 #include "core/dispatch.h"
@@ -195,6 +195,39 @@ void CpuBackend::scatter_add(const Tensor& out, int64_t dim, const Tensor& index
           }
         },
         INT64_MAX);
+  });
+}
+
+void CpuBackend::index_copy(const Tensor& out, int64_t dim, const Tensor& index,
+                            const Tensor& src) {
+  const int64_t size = out.dim() == 0 ? 1 : out.size(dim);
+  check_indices(index, size, dim, "index_copy");
+  if (src.numel() == 0) return;
+  if (out.dim() == 0) {
+    copy(out, src, false);
+    return;
+  }
+  const std::vector<int64_t> idx = read_index(index);
+  const int64_t osd = out.stride(dim), ssd = src.stride(dim);
+  Tensor out1 = one_along(out, dim), src1 = one_along(src, dim);
+  EMBER_DISPATCH_ALL(out.dtype(), "index_copy", [&] {
+    // As index_add: threads split the positions outside `dim` and walk `index` in order, so
+    // where an index repeats, its last slice wins.
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<size_t>(idx.size(), 1));
+    for_each<2>(
+        {&out1, &src1},
+        [&](char** p, const int64_t* s, int64_t n) {
+          auto* o = reinterpret_cast<scalar_t*>(p[0]);
+          auto* x = reinterpret_cast<const scalar_t*>(p[1]);
+          const int64_t so = s[0] / int64_t(sizeof(scalar_t)),
+                        sx = s[1] / int64_t(sizeof(scalar_t));
+          for (size_t j = 0; j < idx.size(); ++j) {
+            scalar_t* oj = o + idx[j] * osd;
+            const scalar_t* xj = x + static_cast<int64_t>(j) * ssd;
+            for (int64_t i = 0; i < n; ++i) oj[i * so] = xj[i * sx];
+          }
+        },
+        grain);
   });
 }
 

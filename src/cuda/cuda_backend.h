@@ -25,6 +25,8 @@ class CudaBackend final : public Backend {
               uint64_t offset) override;
   void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void index_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+  void index_copy(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+  Tensor nonzero(const Tensor& mask) override;
   void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t D, int64_t inner,

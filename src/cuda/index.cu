@@ -1,6 +1,6 @@
-// Index family on CUDA: index_select, index_add, gather, scatter_add. Each runs the strided loop
-// over the shape it writes or reads, with the indexed tensor seen through a view whose stride
-// along `dim` is zero; the kernel adds index * stride itself. Accumulating ops use atomics.
+// Index family on CUDA: index_select, index_add, index_copy, gather, scatter_add. Each runs the
+// strided loop over the shape it writes or reads, with the indexed tensor seen through a view whose
+// stride along `dim` is zero; the kernel adds index * stride itself. Accumulating ops use atomics.
 // Indices are bounds-checked in the kernel (EMBER_KERNEL_ASSERT, as PyTorch's device asserts): a
 // bad index is a sticky "device-side assert triggered", and a good one costs no host sync.
 #include "core/tensor_factory.h"
@@ -32,6 +32,18 @@ struct AccumulateFn {
     const int64_t i = *reinterpret_cast<const int64_t*>(p[2]);
     EMBER_KERNEL_ASSERT(i >= 0 && i < size, "index out of bounds");
     atomic_add(reinterpret_cast<T*>(p[1] + i * out_sd), *reinterpret_cast<const T*>(p[0]));
+  }
+};
+// p[0] the value, p[1] the target at index 0 along dim, p[2] the index. Where an index repeats,
+// which value lands is unspecified (as PyTorch's index_put_ on CUDA).
+template <typename T>
+struct StoreFn {
+  int64_t out_sd;
+  int64_t size;
+  __device__ void operator()(char** p, int64_t) const {
+    const int64_t i = *reinterpret_cast<const int64_t*>(p[2]);
+    EMBER_KERNEL_ASSERT(i >= 0 && i < size, "index out of bounds");
+    *reinterpret_cast<T*>(p[1] + i * out_sd) = *reinterpret_cast<const T*>(p[0]);
   }
 };
 // Only checks: the indices used with a 0-dim tensor must all be 0.
@@ -160,6 +172,24 @@ void CudaBackend::scatter_add(const Tensor& out, int64_t dim, const Tensor& inde
   EMBER_DISPATCH_ALL(out.dtype(), "scatter_add_", [&] {
     const int64_t sd = out.stride(dim) * static_cast<int64_t>(sizeof(scalar_t));
     launch_elementwise<3>({&src_r, &out_r, &idx}, AccumulateFn<scalar_t>{sd, out.size(dim)});
+  });
+}
+
+void CudaBackend::index_copy(const Tensor& out, int64_t dim, const Tensor& index,
+                             const Tensor& src) {
+  check_operands("index_copy_", {&out, &src});
+  if (out.dim() == 0) {
+    check_scalar_indices(checked_index(index, out, "index_copy_"));
+    cast_copy(out, src);
+    return;
+  }
+  const Tensor& idx = checked_index(index, out, "index_copy_");
+  if (src.numel() == 0) return;
+  Tensor out_r = restrided(out, src.sizes(), dim);
+  Tensor idx_b = index_along(idx, src.sizes(), dim);
+  EMBER_DISPATCH_ALL(out.dtype(), "index_copy_", [&] {
+    const int64_t sd = out.stride(dim) * static_cast<int64_t>(sizeof(scalar_t));
+    launch_elementwise<3>({&src, &out_r, &idx_b}, StoreFn<scalar_t>{sd, out.size(dim)});
   });
 }
 

@@ -99,6 +99,14 @@ class ProfiledBackend final : public Backend {
     OpRange r("ember::index_add_", {out}, {out, index, src});
     inner_.index_add(out, dim, index, src);
   }
+  void index_copy(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override {
+    OpRange r("ember::index_copy_", {out}, {out, index, src});
+    inner_.index_copy(out, dim, index, src);
+  }
+  Tensor nonzero(const Tensor& mask) override {
+    OpRange r("ember::nonzero", {mask}, {mask});
+    return inner_.nonzero(mask);
+  }
   void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override {
     OpRange r("ember::gather", {out}, {in, index});
     inner_.gather(out, in, dim, index);
