@@ -19,6 +19,7 @@
 #include "ember/nn/modules/module_dict.h"
 #include "ember/nn/modules/normalization.h"
 #include "ember/nn/modules/pooling.h"
+#include "ember/nn/modules/rnn.h"
 #include "ember/nn/ops.h"
 #include "ember/nn/ordered_dict.h"
 #include "ember/nn/pimpl.h"

@@ -35,5 +35,14 @@ EMBER_API Tensor kaiming_normal_(Tensor tensor, double a = 0, FanModeType mode =
 EMBER_API Tensor xavier_uniform_(Tensor tensor, double gain = 1.0);
 // N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out)).
 EMBER_API Tensor xavier_normal_(Tensor tensor, double gain = 1.0);
+// The identity matrix (2-D tensors).
+EMBER_API Tensor eye_(Tensor matrix);
+// The identity convolution: zeros but [i, i, centre...] = 1 (3-D to 5-D tensors).
+EMBER_API Tensor dirac_(Tensor tensor);
+// A (semi-)orthogonal matrix times gain: Q of the QR factorisation of a normal draw, made unique
+// by the signs of R's diagonal; tensors of more than 2 dims are flattened after dim 0.
+EMBER_API Tensor orthogonal_(Tensor tensor, double gain = 1.0);
+// N(0, std^2) with ceil(sparsity * rows) randomly chosen zeros in every column (2-D tensors).
+EMBER_API Tensor sparse_(Tensor tensor, double sparsity, double std = 0.01);
 
 }  // namespace ember::nn::init

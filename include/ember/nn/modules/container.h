@@ -15,13 +15,15 @@
 namespace ember::nn {
 
 namespace detail {
-// Whether m.forward(tensor) compiles (overloaded or templated forwards included).
+// Whether m.forward(tensor) compiles and gives a Tensor (overloaded or templated forwards
+// included; an LSTM's forward returns a tuple, so it is held without a forward).
 template <typename M, typename = void>
 struct has_tensor_forward : std::false_type {};
 template <typename M>
 struct has_tensor_forward<
     M, std::void_t<decltype(std::declval<M&>().forward(std::declval<const Tensor&>()))>>
-    : std::true_type {};
+    : std::is_convertible<decltype(std::declval<M&>().forward(std::declval<const Tensor&>())),
+                          Tensor> {};
 template <typename T, typename = void>
 struct has_contained : std::false_type {};
 template <typename T>

@@ -1,0 +1,388 @@
+// RNN, LSTM, GRU and their cells. A layer first projects the whole sequence by W_ih (one GEMM),
+// then steps through time with h @ W_hh^T and the gate math of PyTorch's cells (ATen's
+// RNN.cpp), so autograd differentiates everything and every device runs it.
+#include "ember/nn/modules/rnn.h"
+
+#include <cmath>
+#include <string>
+
+#include "ember/nn/init.h"
+#include "ember/nn/ops.h"
+#include "ember/ops.h"
+
+namespace ember::nn {
+namespace {
+
+enum class Cell { LSTM, GRU, Tanh, ReLU };
+
+Cell cell_of(const detail::RNNOptionsBase& o) {
+  if (std::holds_alternative<enumtype::kLSTM>(o.mode())) return Cell::LSTM;
+  if (std::holds_alternative<enumtype::kGRU>(o.mode())) return Cell::GRU;
+  if (std::holds_alternative<enumtype::kRNN_RELU>(o.mode())) return Cell::ReLU;
+  return Cell::Tanh;
+}
+
+int64_t gate_count(Cell cell) {
+  return cell == Cell::LSTM ? 4 : cell == Cell::GRU ? 3 : 1;
+}
+
+const char* cell_name(Cell cell) {
+  return cell == Cell::LSTM ? "LSTM" : cell == Cell::GRU ? "GRU" : "RNN";
+}
+
+// One time step: the new h (and c for LSTM) from the projected input xw = x W_ih^T + b_ih.
+void step(Cell cell, const Tensor& xw, Tensor& h, Tensor& c, const Tensor& w_hh, const Tensor& b_hh,
+          int64_t H) {
+  Tensor hw = ember::linear(h, w_hh, b_hh);
+  switch (cell) {
+    case Cell::LSTM: {
+      Tensor gates = xw + hw;
+      Tensor in = sigmoid(gates.narrow(-1, 0, H));
+      Tensor forget = sigmoid(gates.narrow(-1, H, H));
+      Tensor cell_gate = tanh(gates.narrow(-1, 2 * H, H));
+      Tensor out = sigmoid(gates.narrow(-1, 3 * H, H));
+      c = forget * c + in * cell_gate;
+      h = out * tanh(c);
+      return;
+    }
+    case Cell::GRU: {
+      Tensor reset = sigmoid(xw.narrow(-1, 0, H) + hw.narrow(-1, 0, H));
+      Tensor update = sigmoid(xw.narrow(-1, H, H) + hw.narrow(-1, H, H));
+      Tensor candidate = tanh(xw.narrow(-1, 2 * H, H) + reset * hw.narrow(-1, 2 * H, H));
+      h = (h - candidate) * update + candidate;
+      return;
+    }
+    case Cell::Tanh:
+      h = tanh(xw + hw);
+      return;
+    case Cell::ReLU:
+      h = relu(xw + hw);
+      return;
+  }
+}
+
+std::string layer_suffix(int64_t layer, int64_t direction) {
+  return "_l" + std::to_string(layer) + (direction == 1 ? "_reverse" : "");
+}
+
+void check_options(const detail::RNNOptionsBase& o, const char* name) {
+  EMBER_CHECK(o.input_size() > 0 && o.hidden_size() > 0, ValueError, name,
+              ": input_size and hidden_size must be positive, got input_size=", o.input_size(),
+              ", hidden_size=", o.hidden_size());
+  EMBER_CHECK(o.num_layers() >= 1, ValueError, name, ": num_layers must be at least 1, got ",
+              o.num_layers());
+  EMBER_CHECK(o.dropout() >= 0 && o.dropout() <= 1, ValueError, name,
+              ": dropout should be a number in range [0, 1] representing the probability of an "
+              "element being zeroed, got ",
+              o.dropout());
+  EMBER_CHECK(o.proj_size() == 0, NotImplementedError, name,
+              ": proj_size > 0 (projected LSTM states) is not supported by Ember, got proj_size=",
+              o.proj_size());
+}
+
+}  // namespace
+
+namespace detail {
+
+std::vector<Tensor> register_rnn_parameters(Module& module, const RNNOptionsBase& o) {
+  const Cell cell = cell_of(o);
+  check_options(o, cell_name(cell));
+  const int64_t G = gate_count(cell) * o.hidden_size();
+  const int64_t directions = o.bidirectional() ? 2 : 1;
+  std::vector<Tensor> weights;
+  for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
+    const int64_t in = layer == 0 ? o.input_size() : o.hidden_size() * directions;
+    for (int64_t d = 0; d < directions; ++d) {
+      const std::string s = layer_suffix(layer, d);
+      weights.push_back(module.register_parameter("weight_ih" + s, empty({G, in})));
+      weights.push_back(module.register_parameter("weight_hh" + s, empty({G, o.hidden_size()})));
+      if (o.bias()) {
+        weights.push_back(module.register_parameter("bias_ih" + s, empty({G})));
+        weights.push_back(module.register_parameter("bias_hh" + s, empty({G})));
+      }
+    }
+  }
+  reset_rnn_parameters(weights, o.hidden_size());
+  return weights;
+}
+
+void reset_rnn_parameters(const std::vector<Tensor>& weights, int64_t hidden_size) {
+  const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size));
+  for (const Tensor& w : weights) {
+    if (w.defined()) init::uniform_(w, -bound, bound);
+  }
+}
+
+void print_rnn(std::ostream& stream, const std::string& name, const RNNOptionsBase& o) {
+  std::string n = name.substr(name.rfind("::") == std::string::npos ? 0 : name.rfind("::") + 2);
+  if (n.size() > 4 && n.compare(n.size() - 4, 4, "Impl") == 0) n.resize(n.size() - 4);
+  stream << std::boolalpha << n << "(input_size=" << o.input_size()
+         << ", hidden_size=" << o.hidden_size() << ", num_layers=" << o.num_layers()
+         << ", bias=" << o.bias() << ", batch_first=" << o.batch_first()
+         << ", dropout=" << o.dropout() << ", bidirectional=" << o.bidirectional() << ")"
+         << std::noboolalpha;
+}
+
+std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
+                                           const std::vector<Tensor>& weights, bool training,
+                                           const Tensor& input, const Tensor& h0,
+                                           const Tensor& c0) {
+  const Cell cell = cell_of(o);
+  const int64_t directions = o.bidirectional() ? 2 : 1;
+  const int64_t per = o.bias() ? 4 : 2;
+  const int64_t T = input.size(0);
+  const int64_t H = o.hidden_size();
+  Tensor layer_input = input;
+  std::vector<Tensor> h_n, c_n;
+  for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
+    std::vector<Tensor> direction_outputs;
+    for (int64_t d = 0; d < directions; ++d) {
+      const int64_t index = layer * directions + d;
+      const Tensor& w_ih = weights[index * per];
+      const Tensor& w_hh = weights[index * per + 1];
+      const Tensor b_ih = o.bias() ? weights[index * per + 2] : Tensor();
+      const Tensor b_hh = o.bias() ? weights[index * per + 3] : Tensor();
+      // Every time step's input projection at once: [T, B, G * H].
+      Tensor projected = ember::linear(layer_input, w_ih, b_ih);
+      Tensor h = h0.select(0, index);
+      Tensor c = cell == Cell::LSTM ? c0.select(0, index) : Tensor();
+      std::vector<Tensor> outputs(static_cast<size_t>(T));
+      for (int64_t s = 0; s < T; ++s) {
+        const int64_t t = d == 0 ? s : T - 1 - s;
+        step(cell, projected.select(0, t), h, c, w_hh, b_hh, H);
+        outputs[static_cast<size_t>(t)] = h;
+      }
+      direction_outputs.push_back(T > 0 ? stack(outputs, 0) : projected.narrow(-1, 0, H));
+      h_n.push_back(h);
+      if (cell == Cell::LSTM) c_n.push_back(c);
+    }
+    layer_input = directions == 2 ? cat(direction_outputs, -1) : direction_outputs[0];
+    if (o.dropout() > 0 && training && layer + 1 < o.num_layers()) {
+      layer_input = ember::dropout(layer_input, o.dropout(), true);
+    }
+  }
+  return {layer_input, stack(h_n, 0), cell == Cell::LSTM ? stack(c_n, 0) : Tensor()};
+}
+
+void register_cell_parameters(Module& module, const RNNCellOptionsBase& o, Tensor& weight_ih,
+                              Tensor& weight_hh, Tensor& bias_ih, Tensor& bias_hh) {
+  EMBER_CHECK(o.input_size() > 0 && o.hidden_size() > 0, ValueError,
+              "RNN cell: input_size and hidden_size must be positive, got input_size=",
+              o.input_size(), ", hidden_size=", o.hidden_size());
+  const int64_t G = o.num_chunks() * o.hidden_size();
+  weight_ih = module.register_parameter("weight_ih", empty({G, o.input_size()}));
+  weight_hh = module.register_parameter("weight_hh", empty({G, o.hidden_size()}));
+  bias_ih = module.register_parameter("bias_ih", o.bias() ? empty({G}) : Tensor(), o.bias());
+  bias_hh = module.register_parameter("bias_hh", o.bias() ? empty({G}) : Tensor(), o.bias());
+  reset_rnn_parameters({weight_ih, weight_hh, bias_ih, bias_hh}, o.hidden_size());
+}
+
+}  // namespace detail
+
+namespace {
+
+// The sequence as [T, B, I] and whether it was unbatched, after libtorch's checks.
+std::pair<Tensor, bool> time_major(const detail::RNNOptionsBase& o, const Tensor& input,
+                                   const char* name) {
+  EMBER_CHECK(input.dim() == 2 || input.dim() == 3, ValueError, name,
+              ": Expected input to be 2-D or 3-D but received ", input.dim(), "-D tensor of shape ",
+              input.sizes());
+  EMBER_CHECK(input.size(-1) == o.input_size(), ValueError, name,
+              ": input.size(-1) must be equal to input_size. Expected ", o.input_size(), ", got ",
+              input.size(-1), " (input of shape ", input.sizes(), ")");
+  EMBER_CHECK(input.is_floating_point(), TypeError, name, ": expected a floating point input, got ",
+              python_name(input.dtype()));
+  if (input.dim() == 2) return {input.unsqueeze(1), true};
+  return {o.batch_first() ? input.transpose(0, 1) : input, false};
+}
+
+// The initial state as [L * D, B, H]: zeros when undefined, else checked against that shape
+// (unbatched: [L * D, H]).
+Tensor initial_state(const detail::RNNOptionsBase& o, const Tensor& hx, const Tensor& x,
+                     bool unbatched, const char* name, const char* which) {
+  const int64_t rows = o.num_layers() * (o.bidirectional() ? 2 : 1);
+  const int64_t B = x.size(1);
+  if (!hx.defined()) return zeros({rows, B, o.hidden_size()}, x.options().requires_grad(false));
+  std::vector<int64_t> expected = unbatched ? std::vector<int64_t>{rows, o.hidden_size()}
+                                            : std::vector<int64_t>{rows, B, o.hidden_size()};
+  EMBER_CHECK(hx.sizes() == IntArrayRef(expected), ValueError, name, ": Expected ", which, " size ",
+              IntArrayRef(expected), ", got ", hx.sizes());
+  return unbatched ? hx.unsqueeze(1) : hx;
+}
+
+Tensor batch_output(const detail::RNNOptionsBase& o, const Tensor& out, bool unbatched) {
+  if (unbatched) return out.squeeze(1);
+  return o.batch_first() ? out.transpose(0, 1) : out;
+}
+
+detail::RNNOptionsBase base_options(const RNNOptions& o) {
+  detail::RNNOptionsBase b(std::holds_alternative<enumtype::kReLU>(o.nonlinearity())
+                               ? detail::RNNOptionsBase::rnn_options_base_mode_t(kRNN_RELU)
+                               : detail::RNNOptionsBase::rnn_options_base_mode_t(kRNN_TANH),
+                           o.input_size(), o.hidden_size());
+  return b.num_layers(o.num_layers())
+      .bias(o.bias())
+      .batch_first(o.batch_first())
+      .dropout(o.dropout())
+      .bidirectional(o.bidirectional());
+}
+detail::RNNOptionsBase base_options(const LSTMOptions& o) {
+  return detail::RNNOptionsBase(kLSTM, o.input_size(), o.hidden_size())
+      .num_layers(o.num_layers())
+      .bias(o.bias())
+      .batch_first(o.batch_first())
+      .dropout(o.dropout())
+      .bidirectional(o.bidirectional())
+      .proj_size(o.proj_size());
+}
+detail::RNNOptionsBase base_options(const GRUOptions& o) {
+  return detail::RNNOptionsBase(kGRU, o.input_size(), o.hidden_size())
+      .num_layers(o.num_layers())
+      .bias(o.bias())
+      .batch_first(o.batch_first())
+      .dropout(o.dropout())
+      .bidirectional(o.bidirectional());
+}
+
+}  // namespace
+
+RNNImpl::RNNImpl(const RNNOptions& options_)
+    : RNNImplBase(base_options(options_)), options(options_) {
+  reset();
+}
+std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
+  auto [x, unbatched] = time_major(options_base, input, "RNN");
+  Tensor h0 = initial_state(options_base, hx, x, unbatched, "RNN", "hidden");
+  auto [out, h_n, unused] = detail::run_rnn(options_base, flat_weights_, is_training(), x, h0, {});
+  return {batch_output(options_base, out, unbatched), unbatched ? h_n.squeeze(1) : h_n};
+}
+
+LSTMImpl::LSTMImpl(const LSTMOptions& options_)
+    : RNNImplBase(base_options(options_)), options(options_) {
+  reset();
+}
+std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
+    const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  auto [x, unbatched] = time_major(options_base, input, "LSTM");
+  Tensor h0 = initial_state(options_base, hx_opt ? std::get<0>(*hx_opt) : Tensor(), x, unbatched,
+                            "LSTM", "hidden[0]");
+  Tensor c0 = initial_state(options_base, hx_opt ? std::get<1>(*hx_opt) : Tensor(), x, unbatched,
+                            "LSTM", "hidden[1]");
+  auto [out, h_n, c_n] = detail::run_rnn(options_base, flat_weights_, is_training(), x, h0, c0);
+  if (unbatched) {
+    h_n = h_n.squeeze(1);
+    c_n = c_n.squeeze(1);
+  }
+  return {batch_output(options_base, out, unbatched), {h_n, c_n}};
+}
+
+GRUImpl::GRUImpl(const GRUOptions& options_)
+    : RNNImplBase(base_options(options_)), options(options_) {
+  reset();
+}
+std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
+  auto [x, unbatched] = time_major(options_base, input, "GRU");
+  Tensor h0 = initial_state(options_base, hx, x, unbatched, "GRU", "hidden");
+  auto [out, h_n, unused] = detail::run_rnn(options_base, flat_weights_, is_training(), x, h0, {});
+  return {batch_output(options_base, out, unbatched), unbatched ? h_n.squeeze(1) : h_n};
+}
+
+// ---- cells ----
+
+namespace {
+
+// The input as [B, I] and whether it was unbatched.
+std::pair<Tensor, bool> cell_input(const detail::RNNCellOptionsBase& o, const Tensor& input,
+                                   const char* name) {
+  EMBER_CHECK(input.dim() == 1 || input.dim() == 2, ValueError, name,
+              ": Expected input to be 1-D or 2-D but received ", input.dim(), "-D tensor of shape ",
+              input.sizes());
+  EMBER_CHECK(input.size(-1) == o.input_size(), ValueError, name,
+              ": input has inconsistent input_size: got ", input.size(-1), " expected ",
+              o.input_size());
+  return {input.dim() == 1 ? input.unsqueeze(0) : input, input.dim() == 1};
+}
+
+Tensor cell_state(const detail::RNNCellOptionsBase& o, const Tensor& hx, const Tensor& x,
+                  bool unbatched, const char* name, const char* which) {
+  if (!hx.defined()) return zeros({x.size(0), o.hidden_size()}, x.options().requires_grad(false));
+  std::vector<int64_t> expected = unbatched ? std::vector<int64_t>{o.hidden_size()}
+                                            : std::vector<int64_t>{x.size(0), o.hidden_size()};
+  EMBER_CHECK(hx.sizes() == IntArrayRef(expected), ValueError, name, ": Expected ", which,
+              " of shape ", IntArrayRef(expected), ", got ", hx.sizes());
+  return unbatched ? hx.unsqueeze(0) : hx;
+}
+
+void print_cell(std::ostream& stream, const char* name, const detail::RNNCellOptionsBase& o,
+                const char* extra = "") {
+  stream << name << "(" << o.input_size() << ", " << o.hidden_size();
+  if (!o.bias()) stream << ", bias=false";
+  stream << extra << ")";
+}
+
+}  // namespace
+
+RNNCellImpl::RNNCellImpl(const RNNCellOptions& options_)
+    : RNNCellImplBase(detail::RNNCellOptionsBase(options_.input_size(), options_.hidden_size(),
+                                                 options_.bias(), 1)),
+      options(options_) {
+  reset();
+}
+Tensor RNNCellImpl::forward(const Tensor& input, Tensor hx) {
+  auto [x, unbatched] = cell_input(options_base, input, "RNNCell");
+  Tensor h = cell_state(options_base, hx, x, unbatched, "RNNCell", "hidden");
+  Tensor c;
+  const Cell cell =
+      std::holds_alternative<enumtype::kReLU>(options.nonlinearity()) ? Cell::ReLU : Cell::Tanh;
+  step(cell, ember::linear(x, weight_ih, bias_ih), h, c, weight_hh, bias_hh,
+       options_base.hidden_size());
+  return unbatched ? h.squeeze(0) : h;
+}
+void RNNCellImpl::pretty_print(std::ostream& stream) const {
+  print_cell(stream, "RNNCell", options_base,
+             std::holds_alternative<enumtype::kReLU>(options.nonlinearity())
+                 ? ", nonlinearity=kReLU"
+                 : "");
+}
+
+LSTMCellImpl::LSTMCellImpl(const LSTMCellOptions& options_)
+    : RNNCellImplBase(detail::RNNCellOptionsBase(options_.input_size(), options_.hidden_size(),
+                                                 options_.bias(), 4)),
+      options(options_) {
+  reset();
+}
+std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input,
+                                                 std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  auto [x, unbatched] = cell_input(options_base, input, "LSTMCell");
+  Tensor h = cell_state(options_base, hx_opt ? std::get<0>(*hx_opt) : Tensor(), x, unbatched,
+                        "LSTMCell", "hidden[0]");
+  Tensor c = cell_state(options_base, hx_opt ? std::get<1>(*hx_opt) : Tensor(), x, unbatched,
+                        "LSTMCell", "hidden[1]");
+  step(Cell::LSTM, ember::linear(x, weight_ih, bias_ih), h, c, weight_hh, bias_hh,
+       options_base.hidden_size());
+  if (unbatched) return {h.squeeze(0), c.squeeze(0)};
+  return {h, c};
+}
+void LSTMCellImpl::pretty_print(std::ostream& stream) const {
+  print_cell(stream, "LSTMCell", options_base);
+}
+
+GRUCellImpl::GRUCellImpl(const GRUCellOptions& options_)
+    : RNNCellImplBase(detail::RNNCellOptionsBase(options_.input_size(), options_.hidden_size(),
+                                                 options_.bias(), 3)),
+      options(options_) {
+  reset();
+}
+Tensor GRUCellImpl::forward(const Tensor& input, Tensor hx) {
+  auto [x, unbatched] = cell_input(options_base, input, "GRUCell");
+  Tensor h = cell_state(options_base, hx, x, unbatched, "GRUCell", "hidden");
+  Tensor c;
+  step(Cell::GRU, ember::linear(x, weight_ih, bias_ih), h, c, weight_hh, bias_hh,
+       options_base.hidden_size());
+  return unbatched ? h.squeeze(0) : h;
+}
+void GRUCellImpl::pretty_print(std::ostream& stream) const {
+  print_cell(stream, "GRUCell", options_base);
+}
+
+}  // namespace ember::nn
