@@ -293,3 +293,37 @@ TEST(LinalgGrad, OnlyRequestedInputsGetGradients) {
   EXPECT_FALSE(b.grad().defined());
   expect_close(a.grad(), ones({3, 2}).mm(b.t()), 1e-6, 1e-6);
 }
+
+// A Linear layer multiplies by weight.t(): the weight's gradient must arrive in the weight's own
+// (row-major) layout, or accumulating it into .grad is a strided transpose copy that cost more
+// than the layer's GEMMs (PyTorch forms such products transposed for the same reason).
+TEST(LinalgGrad, GradientsOfTransposedOperandsArriveInTheirLayout) {
+  for (const Device& dev : et::test_devices()) {
+    Tensor x = et::make_input({6, 4}, kDouble, 60).to(dev).requires_grad_();
+    Tensor w = et::make_input({5, 4}, kDouble, 61).to(dev).requires_grad_();
+    Tensor bias = et::make_input({5}, kDouble, 62).to(dev).requires_grad_();
+    Tensor xt = et::make_input({4, 6}, kDouble, 63).to(dev).requires_grad_();
+    Tensor gy = et::make_input({6, 5}, kDouble, 64).to(dev);
+    const std::string ctx = dev.str();
+    // addmm (Linear), mm with the transposed weight, and mm with a transposed left operand.
+    const std::vector<std::pair<Tensor, Tensor>> products = {
+        {addmm(bias, x, w.t()), x}, {mm(x, w.t()), x}, {mm(xt.t(), w.t()), xt.t()}};
+    for (const auto& [y, left] : products) {
+      auto g = autograd::grad({y}, {w}, {gy});
+      EXPECT_TRUE(g[0].is_contiguous()) << ctx << " strides " << g[0].strides();
+      expect_close(g[0].cpu(), gy.cpu().t().mm(left.detach().cpu()), 1e-12, 1e-12, ctx);
+    }
+    auto gxt = autograd::grad({mm(xt.t(), w.t())}, {xt}, {gy});
+    EXPECT_TRUE(gxt[0].is_contiguous()) << ctx << " strides " << gxt[0].strides();
+    expect_close(gxt[0].cpu(), w.detach().cpu().t().mm(gy.cpu().t()), 1e-12, 1e-12, ctx);
+    // Values as PyTorch's, transposed operands included.
+    auto r = torch_run("y = torch.mm(xt.t(), w.t()); y.backward(gy); gw = w.grad; gxt = xt.grad",
+                       {{"xt", xt.detach().cpu().requires_grad_()},
+                        {"w", w.detach().cpu().requires_grad_()},
+                        {"gy", gy.cpu()}},
+                       {"gw", "gxt"});
+    mm(xt.t(), w.t()).backward(gy);
+    expect_close(w.grad().cpu(), r.at("gw"), 1e-12, 1e-12, ctx + " gw");
+    expect_close(xt.grad().cpu(), r.at("gxt"), 1e-12, 1e-12, ctx + " gxt");
+  }
+}

@@ -36,6 +36,22 @@ bool wants_grad(const Tensor& t) {
   return autograd::requires_grad_fast(t);
 }
 
+// A matrix stored column-major: the transpose of a contiguous one (a Linear layer's weight.t()).
+bool is_transposed_contiguous(const Tensor& m) {
+  return m.size(0) > 1 && m.size(1) > 1 && m.stride(0) == 1 && m.stride(1) == m.size(0);
+}
+
+// The gradients of a @ b from g, each computed in its operand's layout (as PyTorch's
+// mm_mat1_backward / mm_mat2_backward do): for a transposed operand the product is formed
+// transposed, so the gradient of a Linear layer's weight arrives contiguous, as the weight, and
+// accumulating it is a plain add instead of a strided transpose copy.
+Tensor mm_grad_a(const Tensor& g, const Tensor& b, bool a_transposed) {
+  return a_transposed ? b.mm(g.t()).t() : g.mm(b.t());
+}
+Tensor mm_grad_b(const Tensor& g, const Tensor& a, bool b_transposed) {
+  return b_transposed ? g.t().mm(a).t() : a.t().mm(g);
+}
+
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
@@ -55,9 +71,11 @@ Tensor mm(const Tensor& a, const Tensor& b) {
     const bool ga = wants_grad(a), gb = wants_grad(b);
     autograd::record("MmBackward0", out, {a, b},
                      [sa = gb ? SavedTensor(a) : SavedTensor(),
-                      sb = ga ? SavedTensor(b) : SavedTensor()](const variable_list& g) {
-                       return variable_list{sb.defined() ? g[0].mm(sb.unpack().t()) : Tensor(),
-                                            sa.defined() ? sa.unpack().t().mm(g[0]) : Tensor()};
+                      sb = ga ? SavedTensor(b) : SavedTensor(), at = is_transposed_contiguous(a),
+                      bt = is_transposed_contiguous(b)](const variable_list& g) {
+                       return variable_list{
+                           sb.defined() ? mm_grad_a(g[0], sb.unpack(), at) : Tensor(),
+                           sa.defined() ? mm_grad_b(g[0], sa.unpack(), bt) : Tensor()};
                      });
   }
   return out;
@@ -123,15 +141,16 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
     autograd::record(
         "AddmmBackward0", out, {self, a, b},
         [sa = gb ? SavedTensor(a) : SavedTensor(), sb = ga ? SavedTensor(b) : SavedTensor(),
+         at = is_transposed_contiguous(a), bt = is_transposed_contiguous(b),
          self_sizes = DimVector(self.sizes()), be, al](const variable_list& g) {
           Tensor gs = be == 0 ? Tensor() : autograd::sum_to(be == 1 ? g[0] : g[0] * be, self_sizes);
           Tensor gm1, gm2;
           if (sb.defined()) {
-            gm1 = g[0].mm(sb.unpack().t());
+            gm1 = mm_grad_a(g[0], sb.unpack(), at);
             if (al != 1) gm1 = gm1 * al;
           }
           if (sa.defined()) {
-            gm2 = sa.unpack().t().mm(g[0]);
+            gm2 = mm_grad_b(g[0], sa.unpack(), bt);
             if (al != 1) gm2 = gm2 * al;
           }
           return variable_list{gs, gm1, gm2};
