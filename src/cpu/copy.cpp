@@ -49,6 +49,72 @@ void cast_copy(const Tensor& dst, const Tensor& src) {
   });
 }
 
+// dst [.., R, C] contiguous = src whose last two dims are a contiguous [.., C, R] transposed (a
+// weight.t().contiguous(), an attention transpose): copied in square tiles, so that both sides
+// touch whole cache lines. Element by element, each read of the strided side lands on a new line
+// (a 1024x1024 float transpose took 12 ns per element). 16 rows per tile: with 32, a 4 KiB
+// source stride maps all of a tile's lines onto the same cache sets.
+bool overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  const auto* pa = static_cast<const char*>(a);
+  const auto* pb = static_cast<const char*>(b);
+  return pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
+bool is_batched_transpose(const Tensor& dst, const Tensor& src) {
+  const int64_t d = src.dim();
+  if (d < 2 || dst.dtype() != src.dtype() || !dst.is_contiguous() || dst.sizes() != src.sizes())
+    return false;
+  const int64_t R = src.size(d - 2), C = src.size(d - 1);
+  if (R < 16 || C < 16 || src.stride(d - 2) != 1 || src.stride(d - 1) != R) return false;
+  int64_t expected = R * C;
+  for (int64_t i = d - 3; i >= 0; --i) {
+    if (src.size(i) != 1 && src.stride(i) != expected) return false;
+    expected *= src.size(i);
+  }
+  return true;
+}
+
+template <typename T>
+void transpose_tiles(T* dst, const T* src, int64_t batches, int64_t R, int64_t C) {
+  constexpr int64_t kTile = 16;
+  const int64_t row_tiles = (R + kTile - 1) / kTile, col_tiles = (C + kTile - 1) / kTile;
+  parallel_for(batches * row_tiles, kTile * C, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t b = t / row_tiles, r0 = (t % row_tiles) * kTile;
+      const int64_t r1 = std::min(R, r0 + kTile);
+      T* out = dst + b * R * C;
+      const T* in = src + b * R * C;  // in[c * R + r] is element (r, c)
+      for (int64_t ct = 0; ct < col_tiles; ++ct) {
+        const int64_t c0 = ct * kTile, c1 = std::min(C, c0 + kTile);
+        for (int64_t r = r0; r < r1; ++r) {
+          for (int64_t c = c0; c < c1; ++c) out[r * C + c] = in[c * R + r];
+        }
+      }
+    }
+  });
+}
+
+void copy_batched_transpose(const Tensor& dst, const Tensor& src) {
+  const int64_t d = src.dim(), R = src.size(d - 2), C = src.size(d - 1);
+  const int64_t batches = R * C == 0 ? 0 : src.numel() / (R * C);
+  const void* from = src.data_ptr();
+  void* to = dst.data_ptr();
+  switch (src.element_size()) {
+    case 1:
+      return transpose_tiles(static_cast<uint8_t*>(to), static_cast<const uint8_t*>(from), batches,
+                             R, C);
+    case 2:
+      return transpose_tiles(static_cast<uint16_t*>(to), static_cast<const uint16_t*>(from),
+                             batches, R, C);
+    case 4:
+      return transpose_tiles(static_cast<uint32_t*>(to), static_cast<const uint32_t*>(from),
+                             batches, R, C);
+    default:
+      return transpose_tiles(static_cast<uint64_t*>(to), static_cast<const uint64_t*>(from),
+                             batches, R, C);
+  }
+}
+
 }  // namespace
 
 void CpuBackend::copy(const Tensor& dst, const Tensor& src, bool) {
@@ -57,6 +123,11 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src, bool) {
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
       dst.sizes() == src.sizes()) {
     if (dst.data_ptr() != src.data_ptr()) std::memcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes());
+    return;
+  }
+  if (is_batched_transpose(dst, src) && src.element_size() <= 8 &&
+      !overlaps(dst.data_ptr(), dst.nbytes(), src.data_ptr(), src.numel() * src.element_size())) {
+    copy_batched_transpose(dst, src);
     return;
   }
   EMBER_DISPATCH_ALL(dst.dtype(), "copy", [&] {
