@@ -49,17 +49,17 @@ void cast_copy(const Tensor& dst, const Tensor& src) {
   });
 }
 
-// dst [.., R, C] contiguous = src whose last two dims are a contiguous [.., C, R] transposed (a
-// weight.t().contiguous(), an attention transpose): copied in square tiles, so that both sides
-// touch whole cache lines. Element by element, each read of the strided side lands on a new line
-// (a 1024x1024 float transpose took 12 ns per element). 16 rows per tile: with 32, a 4 KiB
-// source stride maps all of a tile's lines onto the same cache sets.
 bool overlaps(const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
   const auto* pa = static_cast<const char*>(a);
   const auto* pb = static_cast<const char*>(b);
   return pa < pb + b_bytes && pb < pa + a_bytes;
 }
 
+// dst [.., R, C] contiguous = src whose last two dims are a contiguous [.., C, R] transposed (a
+// weight.t().contiguous(), an attention transpose): copied in square tiles, so that both sides
+// touch whole cache lines. Element by element, each read of the strided side lands on a new line
+// (a 1024x1024 float transpose took 12 ns per element). 16 rows per tile: with 32, a 4 KiB
+// source stride maps all of a tile's lines onto the same cache sets.
 bool is_batched_transpose(const Tensor& dst, const Tensor& src) {
   const int64_t d = src.dim();
   if (d < 2 || dst.dtype() != src.dtype() || !dst.is_contiguous() || dst.sizes() != src.sizes())
