@@ -1,6 +1,7 @@
 #pragma once
 // Free functions: factories, math, views and reductions with libtorch's names and signatures.
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -129,6 +130,43 @@ EMBER_API Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim = fal
 EMBER_API bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
                         bool equal_nan = false);
 EMBER_API bool equal(const Tensor& a, const Tensor& b);
+
+// ---- sorting and scans (libtorch 1.13's overloads; every sort is stable, NaN sorts greatest) ----
+EMBER_API std::tuple<Tensor, Tensor> sort(const Tensor& a, int64_t dim = -1,
+                                          bool descending = false);
+EMBER_API std::tuple<Tensor, Tensor> sort(const Tensor& a, std::optional<bool> stable,
+                                          int64_t dim = -1, bool descending = false);
+EMBER_API Tensor argsort(const Tensor& a, int64_t dim = -1, bool descending = false);
+EMBER_API Tensor argsort(const Tensor& a, bool stable, int64_t dim = -1, bool descending = false);
+EMBER_API std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1,
+                                          bool largest = true, bool sorted = true);
+// Integer and bool inputs accumulate (and return) int64 unless `dtype` says otherwise.
+EMBER_API Tensor cumsum(const Tensor& a, int64_t dim,
+                        std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor cumprod(const Tensor& a, int64_t dim,
+                         std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor flip(const Tensor& a, IntArrayRef dims);
+// `value` where the bool `mask` (broadcast) is true; the result keeps a's dtype.
+EMBER_API Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value);
+EMBER_API Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value);
+// Half to even, as torch.round; with decimals: round(a * 10^decimals) / 10^decimals.
+EMBER_API Tensor round(const Tensor& a);
+EMBER_API Tensor round(const Tensor& a, int64_t decimals);
+EMBER_API Tensor var(const Tensor& a, bool unbiased = true);
+EMBER_API Tensor std(const Tensor& a, bool unbiased = true);
+// Braced dims (var(t, {1}), std(t, {-1}), var(t, {})) pick these over the bool overloads, as
+// they pick libtorch's dims overloads.
+inline Tensor var(const Tensor& a, std::initializer_list<int64_t> dims, bool unbiased = true,
+                  bool keepdim = false) {
+  return var(a, IntArrayRef(dims), unbiased, keepdim);
+}
+inline Tensor std(const Tensor& a, std::initializer_list<int64_t> dims, bool unbiased = true,
+                  bool keepdim = false) {
+  return std(a, IntArrayRef(dims), unbiased, keepdim);
+}
+// Einstein summation ("ij,jk->ik", "bij,bjk->bik", "ii", "...ij->...ji", "i,j->ij"), composed
+// from permute, sum, diagonal views and bmm.
+EMBER_API Tensor einsum(std::string_view equation, TensorList tensors);
 
 // ---- shape ----
 EMBER_API Tensor cat(TensorList tensors, int64_t dim = 0);

@@ -237,6 +237,37 @@ class EMBER_API Tensor {
   Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   bool allclose(const Tensor& o, double rtol = 1e-5, double atol = 1e-8,
                 bool equal_nan = false) const;
+  // sorting (ops.h has the free functions)
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1,
+                                  bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(bool stable, int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
+  Tensor round() const;
+  Tensor round(int64_t decimals) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor std(bool unbiased = true) const;
+  // As libtorch: x.var(0) reduces dim 0 (an int converts to bool before IntArrayRef).
+  Tensor var(int dim) const { return var(IntArrayRef{dim}); }
+  Tensor std(int dim) const { return std(IntArrayRef{dim}); }
+  // Braced dims ({1}, {0, 2}, {}) pick these over var(bool), as libtorch's dims overloads.
+  Tensor var(std::initializer_list<int64_t> dims, bool unbiased = true,
+             bool keepdim = false) const {
+    return var(IntArrayRef(dims), unbiased, keepdim);
+  }
+  Tensor std(std::initializer_list<int64_t> dims, bool unbiased = true,
+             bool keepdim = false) const {
+    return std(IntArrayRef(dims), unbiased, keepdim);
+  }
   bool equal(const Tensor& o) const;
   Tensor all() const;
   Tensor any() const;

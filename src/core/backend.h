@@ -12,6 +12,8 @@
 namespace ember {
 
 enum class RandomKind : int { Uniform, Normal, RandInt };
+// Inclusive scans: cumsum and cumprod.
+enum class ScanOp : int { Sum, Prod };
 
 class Backend {
  public:
@@ -63,6 +65,15 @@ class Backend {
   // out.scatter_add_(dim, index, src)
   virtual void scatter_add(const Tensor& out, int64_t dim, const Tensor& index,
                            const Tensor& src) = 0;
+  // Sorts each row of `in`, a contiguous [..., D] tensor, along its last dim into values (in's
+  // dtype) and indices (int64, each element's position in its row), both contiguous of in's
+  // shape, in core/sort_order.h's order: stable, NaN greatest.
+  virtual void sort(const Tensor& values, const Tensor& indices, const Tensor& in,
+                    bool descending) = 0;
+  // Inclusive scan (running sum or product) along the middle dim of in viewed as [outer, D, inner];
+  // in and out contiguous, one dtype (not bool), accumulated in core/scan_acc.h's type.
+  virtual void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t D,
+                    int64_t inner) = 0;
   // Sliding windows (core/window2d.h has the layouts); floating dtypes, contiguous tensors.
   // cols [N, K, L] = the window elements of in [N, C, H, W], zero where a window covers padding.
   virtual void im2col(const Tensor& cols, const Tensor& in, const Window2d& g) = 0;

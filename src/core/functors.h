@@ -104,6 +104,16 @@ struct SignOp {
     }
   }
 };
+struct RoundOp {  // half to even (the default rounding mode), as torch.round
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return ::nearbyint(x);
+    } else {
+      return x;
+    }
+  }
+};
 struct ErfOp {
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {

@@ -27,7 +27,8 @@
   _(PowScalar, PowScalarOp)   \
   _(RPowScalar, RPowScalarOp) \
   _(LogicalNot, LogicalNotOp) \
-  _(IsNan, IsNanOp)
+  _(IsNan, IsNanOp)           \
+  _(Round, RoundOp)
 
 // Binary: out = f(a, b [, p.a]); broadcasting is done by the caller through zero strides.
 #define EMBER_BINARY_OPS(_)                 \

@@ -1,6 +1,7 @@
 #pragma once
 // The CPU backend: one file per op family (unary.cpp, binary.cpp, copy.cpp, reduce.cpp, blas.cpp,
-// random.cpp, index.cpp, window.cpp, amp.cpp), each defining its members of CpuBackend.
+// random.cpp, index.cpp, sort.cpp, scan.cpp, window.cpp, amp.cpp), each defining its members of
+// CpuBackend.
 #include "core/backend.h"
 
 namespace ember::cpu {
@@ -34,6 +35,10 @@ class CpuBackend final : public Backend {
   Tensor nonzero(const Tensor& mask) override;
   void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+  void sort(const Tensor& values, const Tensor& indices, const Tensor& in,
+            bool descending) override;
+  void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t D,
+            int64_t inner) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t D, int64_t inner,
                bool log_space) override;
   void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,

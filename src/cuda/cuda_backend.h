@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA backend: one file per op family, mirroring src/cpu (unary.cu, binary.cu, copy.cpp +
-// cast.cu, reduce.cu, random.cu, index.cu, blas.cpp). Every kernel and copy is queued on the
-// current stream of the output's device; nothing waits for the GPU unless the copy is blocking.
+// cast.cu, reduce.cu, random.cu, index.cu, sort.cu, scan.cu, blas.cpp). Every kernel and copy is
+// queued on the current stream of the output's device; nothing waits for the GPU unless the copy is
+// blocking.
 #include "core/backend.h"
 
 namespace ember::cuda {
@@ -29,6 +30,10 @@ class CudaBackend final : public Backend {
   Tensor nonzero(const Tensor& mask) override;
   void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;
   void scatter_add(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) override;
+  void sort(const Tensor& values, const Tensor& indices, const Tensor& in,
+            bool descending) override;
+  void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t D,
+            int64_t inner) override;
   void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t D, int64_t inner,
                bool log_space) override;
   void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,

@@ -296,6 +296,13 @@ Tensor var(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
 Tensor std(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
   return sqrt(var_impl(a, dims, unbiased, keepdim, "std"));
 }
+// No dims: over every element (var_impl reads an empty list as all dims, as PyTorch).
+Tensor var(const Tensor& a, bool unbiased) {
+  return var_impl(a, {}, unbiased, false, "var");
+}
+Tensor std(const Tensor& a, bool unbiased) {
+  return sqrt(var_impl(a, {}, unbiased, false, "std"));
+}
 
 Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
   if (amp::autocast_applies(a)) {
@@ -382,6 +389,12 @@ Tensor Tensor::var(IntArrayRef dims, bool unbiased, bool keepdim) const {
 }
 Tensor Tensor::std(IntArrayRef dims, bool unbiased, bool keepdim) const {
   return ember::std(*this, dims, unbiased, keepdim);
+}
+Tensor Tensor::var(bool unbiased) const {
+  return ember::var(*this, unbiased);
+}
+Tensor Tensor::std(bool unbiased) const {
+  return ember::std(*this, unbiased);
 }
 bool Tensor::allclose(const Tensor& o, double rtol, double atol, bool equal_nan) const {
   return ember::allclose(*this, o, rtol, atol, equal_nan);

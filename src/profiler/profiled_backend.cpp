@@ -111,6 +111,16 @@ class ProfiledBackend final : public Backend {
     OpRange r("ember::gather", {out}, {in, index});
     inner_.gather(out, in, dim, index);
   }
+  void sort(const Tensor& values, const Tensor& indices, const Tensor& in,
+            bool descending) override {
+    OpRange r("ember::sort", {values}, {in});
+    inner_.sort(values, indices, in, descending);
+  }
+  void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t D,
+            int64_t inner) override {
+    OpRange r(op == ScanOp::Sum ? "ember::cumsum" : "ember::cumprod", {out}, {in});
+    inner_.scan(op, out, in, outer, D, inner);
+  }
   void scatter_add(const Tensor& out, int64_t dim, const Tensor& index,
                    const Tensor& src) override {
     OpRange r("ember::scatter_add_", {out}, {out, index, src});
