@@ -39,6 +39,16 @@ EMBER_API std::map<std::string, Tensor> load(const std::string& path);
 // The "__metadata__" string map of a safetensors file (empty when it has none).
 EMBER_API TensorMetadata load_metadata(const std::string& path);
 
+// libtorch's torch::save(tensor, path) / torch::load(tensor, path) and the same for a
+// std::vector<Tensor>, as safetensors files (metadata "ember.content" says which: "tensor" holds
+// one tensor named "tensor", "tensor_list" holds "0", "1", ...). Saving is atomic as above.
+// load(Tensor&) also takes any safetensors file with exactly one tensor. Loading a file of the
+// other kind, or a libtorch/PyTorch .pt archive, throws ValueError saying what the file is.
+EMBER_API void save(const Tensor& tensor, const std::string& path);
+EMBER_API void save(const std::vector<Tensor>& tensors, const std::string& path);
+EMBER_API void load(Tensor& tensor, const std::string& path);
+EMBER_API void load(std::vector<Tensor>& tensors, const std::string& path);
+
 namespace safetensors {
 // The same format in memory, as Python's safetensors.torch.save / load do with bytes.
 EMBER_API std::string save(const NamedTensors& tensors, const TensorMetadata& metadata = {});

@@ -11,11 +11,11 @@ CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double
   EMBER_CHECK(T_max >= 1, ValueError, "CosineAnnealingLR: T_max must be at least 1, got ", T_max);
 }
 
-std::vector<double> CosineAnnealingLR::get_lr() {
+std::vector<double> CosineAnnealingLR::get_lrs() {
   const double pi = M_PI;
   const double T = static_cast<double>(T_max_);
   const int64_t e = last_epoch_;
-  std::vector<double> lrs = current_lrs();
+  std::vector<double> lrs = get_current_lrs();
   if (e == 0) return lrs;
   // Python's % (floor modulo): (e - 1 - T_max) is negative for the first T_max epochs.
   const int64_t period = 2 * T_max_;

@@ -8,7 +8,7 @@ LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
   last_lr_ = base_lrs_;
 }
 
-std::vector<double> LRScheduler::current_lrs() const {
+std::vector<double> LRScheduler::get_current_lrs() const {
   std::vector<double> lrs;
   for (const auto& g : optimizer_.param_groups()) lrs.push_back(g.options().get_lr());
   return lrs;
@@ -21,7 +21,7 @@ void LRScheduler::step() {
               " (add groups before creating the scheduler)");
   // libtorch's LRScheduler::step(): the lrs of epoch step_count_, then step_count_ + 1.
   last_epoch_ = step_count_;
-  std::vector<double> lrs = get_lr();
+  std::vector<double> lrs = get_lrs();
   for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
   last_lr_ = std::move(lrs);
   ++step_count_;

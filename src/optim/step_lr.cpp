@@ -9,8 +9,8 @@ StepLR::StepLR(Optimizer& optimizer, unsigned step_size, double gamma)
   EMBER_CHECK(step_size >= 1, ValueError, "StepLR: step_size must be at least 1, got ", step_size);
 }
 
-std::vector<double> StepLR::get_lr() {
-  std::vector<double> lrs = current_lrs();
+std::vector<double> StepLR::get_lrs() {
+  std::vector<double> lrs = get_current_lrs();
   if (last_epoch_ == 0 || last_epoch_ % step_size_ != 0) return lrs;
   for (double& lr : lrs) lr *= gamma_;
   return lrs;

@@ -147,6 +147,22 @@ uint64_t header_length(const unsigned char prefix[8], uint64_t file_size, const 
   }
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | prefix[i];
+  // libtorch's torch::save and PyTorch's torch.save write a zip archive ("PK\3\4", whose length
+  // field would read as a 67 MB+ header); PyTorch before 1.6 wrote a pickle stream (0x80 and the
+  // protocol, 2 to 5), whose length field reads as far above the limit. Say which it is.
+  const bool zip = prefix[0] == 'P' && prefix[1] == 'K' && prefix[2] == 3 && prefix[3] == 4;
+  const bool pickle = prefix[0] == 0x80 && prefix[1] >= 2 && prefix[1] <= 5 && n > kMaxHeaderBytes;
+  if (zip || pickle) {
+    throw ValueError(
+        file + " is a libtorch/PyTorch archive (" +
+        (zip ? "the zip format of torch::save / torch.save"
+             : "the legacy pickle format of torch.save") +
+        "), which Ember cannot read: Ember's files are safetensors. Convert it with PyTorch: load "
+        "it "
+        "(torch.load, or torch.jit.load(path).state_dict() for a module saved by libtorch's "
+        "torch::save(model, path)) and write a dict of tensors with "
+        "safetensors.torch.save_file(tensors, 'file.safetensors')");
+  }
   if (n > kMaxHeaderBytes) {
     fail(file, "header length " + std::to_string(n) + " exceeds the 100 MB limit (corrupt file?)");
   }

@@ -7,6 +7,20 @@
 
 #include "compat_report.h"
 
+// A scheduler of one's own, written as libtorch's StepLR is: get_lrs() from get_current_lrs()
+// and step_count_ (the number of earlier step() calls).
+struct HalveOnOddSteps : public torch::optim::LRScheduler {
+  explicit HalveOnOddSteps(torch::optim::Optimizer& optimizer)
+      : torch::optim::LRScheduler(optimizer) {}
+  std::vector<double> get_lrs() override {
+    std::vector<double> lrs = get_current_lrs();
+    if (step_count_ % 2 == 1) {
+      for (double& lr : lrs) lr *= 0.5;
+    }
+    return lrs;
+  }
+};
+
 // A fixed quadratic-plus-quartic loss, so every optimizer sees the same gradients.
 torch::Tensor objective(const torch::Tensor& w) {
   auto target = torch::linspace(-1, 1, w.numel()).reshape(w.sizes());
@@ -112,6 +126,16 @@ int main() {
       scheduler.step();
       std::cout << "steplr_groups " << epoch << " " << opt.param_groups()[0].options().get_lr()
                 << " " << opt.param_groups()[1].options().get_lr() << "\n";
+    }
+  }
+  {
+    auto w = start();
+    torch::optim::SGD opt({w}, torch::optim::SGDOptions(0.8));
+    HalveOnOddSteps scheduler(opt);
+    for (int epoch = 0; epoch < 6; ++epoch) {
+      scheduler.step();
+      std::cout << "custom_scheduler " << epoch << " " << opt.param_groups()[0].options().get_lr()
+                << "\n";
     }
   }
   return 0;

@@ -29,7 +29,8 @@ namespace ember::data {
 class DataLoaderOptions {
  public:
   DataLoaderOptions() = default;
-  explicit DataLoaderOptions(size_t batch_size) : batch_size_(batch_size) {}
+  // Implicit, as libtorch's: make_data_loader(dataset, 64).
+  DataLoaderOptions(size_t batch_size) : batch_size_(batch_size) {}  // NOLINT
 
   DataLoaderOptions& batch_size(size_t b) {
     batch_size_ = b;
@@ -270,7 +271,8 @@ class DataLoader {
 
 // libtorch's spelling: auto loader = make_data_loader(dataset, options) (returns a unique_ptr,
 // iterated as `for (auto& batch : *loader)`).
-template <typename DatasetT>
+// (libtorch-style datasets::Dataset<Self> datasets go to ember/data/stateless_loader.h's.)
+template <typename DatasetT, std::enable_if_t<!detail::is_batch_dataset_v<DatasetT>, int> = 0>
 std::unique_ptr<DataLoader<DatasetT>> make_data_loader(DatasetT dataset,
                                                        DataLoaderOptions options = {}) {
   return std::make_unique<DataLoader<DatasetT>>(std::move(dataset), std::move(options));

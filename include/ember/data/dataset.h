@@ -2,6 +2,7 @@
 // Datasets: an indexable collection of examples (torch.utils.data.Dataset, with libtorch's
 // Example<Data, Target> carrying .data and .target).
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #include "ember/tensor.h"
@@ -45,5 +46,17 @@ class EMBER_API TensorDataset : public Dataset<Tensor, Tensor> {
  private:
   Tensor data_, targets_;
 };
+
+namespace datasets::detail {
+// Every libtorch-style dataset (ember/data/datasets/base.h) derives from this tag, so that
+// make_data_loader can tell them from the Dataset<Data, Target> above.
+struct BatchDatasetTag {};
+}  // namespace datasets::detail
+
+namespace detail {
+template <typename D>
+constexpr bool is_batch_dataset_v =
+    std::is_base_of_v<datasets::detail::BatchDatasetTag, std::decay_t<D>>;
+}  // namespace detail
 
 }  // namespace ember::data

@@ -15,7 +15,7 @@ EMBER_API Tensor read_idx_file(const std::string& path);
 
 namespace datasets {
 
-class EMBER_API FashionMNIST : public Dataset<Tensor, Tensor> {
+class EMBER_API FashionMNIST : public data::Dataset<Tensor, Tensor> {
  public:
   // Where Debian's dataset-fashion-mnist installs the files.
   static constexpr const char* kDefaultRoot = "/usr/share/datasets/fashion-mnist";

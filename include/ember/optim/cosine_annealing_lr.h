@@ -14,7 +14,7 @@ class EMBER_API CosineAnnealingLR : public LRScheduler {
   CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min = 0.0);
 
  protected:
-  std::vector<double> get_lr() override;
+  std::vector<double> get_lrs() override;
 
  private:
   int64_t T_max_;

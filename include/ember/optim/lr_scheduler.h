@@ -24,10 +24,11 @@ class EMBER_API LRScheduler {
 
  protected:
   explicit LRScheduler(Optimizer& optimizer);
-  // The lrs for epoch last_epoch_ (already set), from the groups' current lrs (the chainable
-  // form of PyTorch's get_lr(); libtorch's get_lrs() is the same recursion).
-  virtual std::vector<double> get_lr() = 0;
-  std::vector<double> current_lrs() const;
+  // The lrs for epoch last_epoch_ == step_count_ (already set), from the groups' current lrs:
+  // libtorch's names, so a scheduler written for libtorch (get_lrs() from get_current_lrs() and
+  // step_count_) compiles after the rename. The recursions are PyTorch's chainable get_lr().
+  virtual std::vector<double> get_lrs() = 0;
+  std::vector<double> get_current_lrs() const;
 
   Optimizer& optimizer_;
   std::vector<double> base_lrs_;

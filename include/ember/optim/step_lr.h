@@ -12,7 +12,7 @@ class EMBER_API StepLR : public LRScheduler {
   StepLR(Optimizer& optimizer, unsigned step_size, double gamma = 0.1);
 
  protected:
-  std::vector<double> get_lr() override;
+  std::vector<double> get_lrs() override;
 
  private:
   int64_t step_size_;
