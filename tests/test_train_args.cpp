@@ -2,12 +2,21 @@
 // ValueError naming the flag and the value.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ember/error.h"
 #include "ember_train/args.h"
 #include "ember_train/models.h"
+#include "ember_train/output_dir.h"
+#include "ember_train/trainer.h"
 
 namespace et = ember::train;
 
@@ -173,4 +182,68 @@ TEST(TrainArgs, UsageListsEveryFlagAndTheDefaults) {
             std::string::npos)
       << u;
   EXPECT_EQ(u.rfind("Usage: ember-train", 0), 0u);
+}
+
+TEST(TrainArgs, UsageListsEveryFlagTheParserKnows) {
+  // Every "--flag" literal in the parser's source must appear in --help.
+  std::ifstream src(std::string(EMBER_SOURCE_DIR) + "/tools/ember_train/args.cpp");
+  ASSERT_TRUE(src.good());
+  std::stringstream text;
+  text << src.rdbuf();
+  const std::string code = text.str();
+  const std::string parser = code.substr(0, code.find("std::string usage("));
+  const std::string u = et::usage();
+  const std::regex flag_re("\"(--[a-z0-9-]+)");
+  size_t flags = 0;
+  for (std::sregex_iterator it(parser.begin(), parser.end(), flag_re), end; it != end; ++it) {
+    const std::string flag = (*it)[1];
+    ++flags;
+    // The flag as a word of its own (so --amp is not found inside --amp-dtype).
+    const bool listed = u.find(" " + flag + " ") != std::string::npos ||
+                        u.find(" " + flag + "\n") != std::string::npos;
+    EXPECT_TRUE(listed) << flag << " is missing from --help:\n" << u;
+  }
+  EXPECT_GE(flags, 19u);
+}
+
+namespace {
+std::string out_error(const std::string& dir) {
+  try {
+    et::prepare_output_dir(dir);
+  } catch (const ember::ValueError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(TrainArgs, UnwritableOutIsNamedBeforeLoadingData) {
+  char tmpl[] = "/tmp/ember_train_out_XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string file = dir + "/a-file";
+  std::ofstream(file) << "x";
+  // A parent that is a file: cannot be created, even by root.
+  std::string err = out_error(file + "/run");
+  EXPECT_EQ(err.rfind("--out " + file + "/run: cannot create the output directory: ", 0), 0u)
+      << err;
+  err = out_error(file);
+  EXPECT_EQ(err, "--out " + file + ": exists and is not a directory");
+  // A fine directory is created and left without the probe file.
+  EXPECT_EQ(out_error(dir + "/new/nested"), "");
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/new/nested"));
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/new/nested"));
+  // run_training checks --out before it looks for the data (which does not exist here).
+  et::TrainArgs args;
+  args.out = file + "/run";
+  args.data = dir + "/no-such-data";
+  args.device = "cpu";
+  std::ostringstream console;
+  try {
+    et::run_training(args, console, false);
+    ADD_FAILURE() << "training ran with an unwritable --out";
+  } catch (const ember::ValueError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--out ", 0), 0u) << e.what();
+  }
+  EXPECT_EQ(console.str().find("Fashion-MNIST from"), std::string::npos) << console.str();
+  std::filesystem::remove_all(dir);
 }

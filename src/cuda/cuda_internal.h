@@ -13,6 +13,9 @@ namespace ember::cuda::detail {
 
 // -1 -> the current device; otherwise checks the ordinal (DeviceError naming it).
 int resolve_device(int device);
+// Throws DeviceError "<caller>: CUDA is not available: <why>" when there is no usable device, so
+// that a stream or event call made without CUDA names the user's call, not an internal one.
+void require_available(const char* caller);
 // The calling thread's current stream on `device` (already resolved).
 cudaStream_t current_cuda_stream(int device);
 inline cudaStream_t stream_of(const Tensor& t) {

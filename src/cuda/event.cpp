@@ -37,10 +37,12 @@ Event& Event::operator=(Event&& o) noexcept {
 }
 
 void Event::record() {
+  detail::require_available("Event::record");
   record(current_stream());
 }
 
 void Event::record(const Stream& stream) {
+  detail::require_available("Event::record");
   DeviceGuard guard(stream.device_index());
   if (!event_) {
     unsigned flags = (enable_timing_ ? cudaEventDefault : cudaEventDisableTiming) |
@@ -78,6 +80,7 @@ void Event::synchronize() const {
 }
 
 float Event::elapsed_time(const Event& end) const {
+  detail::require_available("Event::elapsed_time");
   EMBER_CHECK(enable_timing_ && end.enable_timing_, ValueError,
               "elapsed_time: both events must be created with enable_timing=true");
   EMBER_CHECK(event_ && end.event_, ValueError,
@@ -88,6 +91,7 @@ float Event::elapsed_time(const Event& end) const {
 }
 
 void Event::wait(const Stream& stream) const {
+  detail::require_available("Event::wait");
   if (!event_) return;
   DeviceGuard guard(stream.device_index());
   EMBER_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream.stream()), ev(event_), 0));

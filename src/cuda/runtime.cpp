@@ -62,6 +62,10 @@ void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int l
   throw Error(msg);
 }
 
+void require_available(const char* caller) {
+  if (!is_available()) unavailable(caller);
+}
+
 int resolve_device(int device) {
   if (device < 0) return current_device();
   check_device(Device(kCUDA, static_cast<DeviceIndex>(device)));

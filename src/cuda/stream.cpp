@@ -70,6 +70,7 @@ cudaStream_t current_cuda_stream(int device) {
 }  // namespace detail
 
 Stream Stream::create(int priority, int device) {
+  detail::require_available("Stream::create");
   device = detail::resolve_device(device);
   DevicePools& p = pools_for(device);
   // CUDA counts priorities downwards: greatest is the most negative.
@@ -82,6 +83,7 @@ Stream Stream::create(int priority, int device) {
 }
 
 bool Stream::query() const {
+  detail::require_available("Stream::query");
   DeviceGuard guard(device_index());
   cudaError_t err = cudaStreamQuery(static_cast<cudaStream_t>(handle_));
   if (err == cudaSuccess) return true;
@@ -94,6 +96,7 @@ bool Stream::query() const {
 }
 
 void Stream::synchronize() const {
+  detail::require_available("Stream::synchronize");
   DeviceGuard guard(device_index());
   const auto t0 = std::chrono::steady_clock::now();
   EMBER_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(handle_)));
@@ -104,35 +107,43 @@ void Stream::synchronize() const {
 }
 
 Stream getStreamFromPool(bool isHighPriority, int device) {
+  detail::require_available("getStreamFromPool");
   return Stream::create(isHighPriority ? -1 : 0, device);
 }
 Stream default_stream(int device) {
+  detail::require_available("default_stream");
   return make(detail::resolve_device(device), nullptr, 0);
 }
 Stream getDefaultCUDAStream(int device) {
+  detail::require_available("getDefaultCUDAStream");
   return default_stream(device);
 }
 Stream current_stream(int device) {
+  detail::require_available("current_stream");
   device = detail::resolve_device(device);
   const Current& c = current_slot(device);
   return make(device, c.handle, c.priority);
 }
 Stream getCurrentCUDAStream(int device) {
+  detail::require_available("getCurrentCUDAStream");
   return current_stream(device);
 }
 
 void set_current_stream(const Stream& stream) {
+  detail::require_available("set_current_stream");
   int device = detail::resolve_device(stream.device_index());
   current_slot(device) = Current{static_cast<cudaStream_t>(stream.stream()), stream.priority()};
 }
 
 std::pair<int, int> stream_priority_range() {
+  detail::require_available("stream_priority_range");
   DevicePools& p = pools_for(current_device());
   return {p.least, p.greatest};
 }
 
 StreamGuard::StreamGuard(const Stream& stream)
-    : original_stream_(::ember::cuda::current_stream(stream.device_index())),
+    : original_stream_((detail::require_available("StreamGuard"),
+                        ::ember::cuda::current_stream(stream.device_index()))),
       current_(stream),
       original_device_(current_device()) {
   EMBER_CUDA_CHECK(cudaSetDevice(stream.device_index()));
@@ -144,7 +155,8 @@ StreamGuard::~StreamGuard() {
   (void)cudaSetDevice(original_device_);
 }
 
-DeviceGuard::DeviceGuard(int device) : original_(current_device()) {
+DeviceGuard::DeviceGuard(int device)
+    : original_((detail::require_available("DeviceGuard"), current_device())) {
   if (device >= 0 && device != original_) {
     check_device(Device(kCUDA, static_cast<DeviceIndex>(device)));
     EMBER_CUDA_CHECK(cudaSetDevice(device));

@@ -49,7 +49,16 @@ std::string usage() {
          "Signals (INT, TERM, HUP) are forwarded to the ranks. When a rank fails, the others are\n"
          "stopped (SIGTERM, then SIGKILL after --stop-timeout, default 10 s) and ember-run exits\n"
          "with a non-zero status, naming the rank and how it ended.\n"
-         "  --standalone    one node on 127.0.0.1 with a free port\n";
+         "\n"
+         "  --nproc-per-node N      processes (ranks) on this node (default 1)\n"
+         "  --nnodes M              nodes taking part (default 1)\n"
+         "  --node-rank R           this node's index, 0..M-1 (default 0)\n"
+         "  --master-addr ADDR      address of rank 0's store (default 127.0.0.1)\n"
+         "  --master-port PORT      port of rank 0's store (default 29500)\n"
+         "  --standalone            one node on 127.0.0.1 with a free port\n"
+         "  --stop-timeout SECONDS  grace between SIGTERM and SIGKILL when stopping ranks\n"
+         "                          (default 10)\n"
+         "  -h, --help              show this message\n";
 }
 
 Args parse_args(const std::vector<std::string>& argv, bool* help) {

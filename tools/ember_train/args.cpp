@@ -181,6 +181,8 @@ std::string usage(const std::string& program) {
      << "                         in FILE (ui.perfetto.dev) and the summary table\n"
      << "                         (docs/profiler.md)\n"
      << "  --profile-steps N      steps --profile covers (default 5)\n"
+     << "  --limit-train N        train on the first N training images only (quick runs)\n"
+     << "  --limit-test N         evaluate on the first N test images only\n"
      << "  -h, --help             show this message\n";
   return os.str();
 }

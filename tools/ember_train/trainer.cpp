@@ -15,6 +15,7 @@
 #include "ember_train/data_parallel.h"
 #include "ember_train/device_select.h"
 #include "ember_train/models.h"
+#include "ember_train/output_dir.h"
 #include "ember_train/plot.h"
 #include "ember_train/progress.h"
 
@@ -122,6 +123,8 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& cons
   const int64_t epochs = args.epochs.value_or(defaults.epochs);
   const int64_t batch_size = args.batch_size.value_or(defaults.batch_size);
   const double lr = args.lr.value_or(defaults.lr);
+  // Before anything slow (devices, data): a bad --out fails at once and names the flag.
+  prepare_output_dir(args.out);
 
   // Under ember-run every process is a rank: one device each, rank 0 prints and writes.
   const bool data_parallel = launched_as_rank();
