@@ -31,6 +31,12 @@ int main() {
   z.backward();
   report("grad_accumulated", x.grad());
 
+  // Cleared in place through the const reference grad() returns.
+  x.grad().zero_();
+  report("grad_zeroed", x.grad());
+  (x * x).sum().backward();
+  report("grad_after_zero", x.grad());
+
   // retain_graph lets the same graph run backward twice.
   auto w = torch::tensor({0.5, -0.25, 2.0}, torch::requires_grad());
   auto v = (w.pow(3) + torch::log1p(w)).sum();

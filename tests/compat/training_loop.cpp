@@ -1,8 +1,8 @@
 // A hand-written training loop as libtorch's MNIST example writes it: a model, an optimizer,
 // zero_grad/backward/step over mini-batches for several epochs, an lr schedule, evaluation under
-// NoGradGuard, and gradient clipping. Everything is deterministic, so both builds must follow the
-// same trajectory.
-// compat-compare: rtol=2e-4 atol=1e-5
+// NoGradGuard, and gradient clipping; and the optimizer-free loop with p.grad().zero_(). Everything
+// is deterministic, so both builds must follow the same trajectory. compat-compare: rtol=2e-4
+// atol=1e-5
 #include <torch/torch.h>
 
 #include "compat_report.h"
@@ -86,6 +86,30 @@ int main() {
     torch::optim::AdamW optimizer(model->parameters(),
                                   torch::optim::AdamWOptions(0.05).weight_decay(0.1).amsgrad(true));
     train("adamw_amsgrad", model, optimizer, false);
+  }
+  {
+    // The loop without an optimizer, as libtorch's autograd tutorial writes it: update the
+    // parameters under NoGradGuard, then clear each gradient with p.grad().zero_().
+    Mlp model;
+    fill_deterministic(*model, 4.0);
+    auto [x, y] = make_data(96);
+    for (int step = 0; step < 20; ++step) {
+      auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+      loss.backward();
+      {
+        torch::NoGradGuard no_grad;
+        for (auto& p : model->parameters()) {
+          p.sub_(p.grad() * 0.5);
+          p.grad().zero_();
+        }
+      }
+      if (step % 5 == 4) {
+        std::cout << "manual_sgd step " << step << " loss " << std::setprecision(9)
+                  << loss.item<double>() << "\n";
+      }
+    }
+    report("manual_sgd.fc1.bias", model->fc1->bias);
+    report("manual_sgd.grad_cleared", model->fc1->weight.grad().abs().sum().item<double>());
   }
   return 0;
 }
