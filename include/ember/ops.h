@@ -77,6 +77,12 @@ EMBER_API Tensor tanh(const Tensor& a);
 EMBER_API Tensor gelu(const Tensor& a, const std::string& approximate = "none");
 EMBER_API Tensor silu(const Tensor& a);
 EMBER_API Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = {});
+inline Tensor clamp_min(const Tensor& a, const Scalar& min) {
+  return clamp(a, min, std::nullopt);
+}
+inline Tensor clamp_max(const Tensor& a, const Scalar& max) {
+  return clamp(a, std::nullopt, max);
+}
 EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 EMBER_API Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);

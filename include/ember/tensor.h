@@ -199,6 +199,16 @@ class EMBER_API Tensor {
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
+  // libtorch's method spellings of free functions (src/ops/tensor_methods.cpp).
+  Tensor log1p() const;
+  Tensor isnan() const;
+  Tensor logical_and(const Tensor& o) const;
+  Tensor logical_or(const Tensor& o) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor outer(const Tensor& o) const;
+  Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
+               const Scalar& alpha = 1) const;
   Tensor eq(const Tensor& o) const;
   Tensor eq(const Scalar& o) const;
   Tensor ne(const Tensor& o) const;

@@ -49,9 +49,13 @@ void Session::ensure_anchor(int device) {
   if (slot) return;
   auto a = std::make_unique<Anchor>();
   InternalScope internal;
-  // On an idle device the anchor event completes at once, so its GPU time is this host time.
+  // On an idle device the anchor event completes between its record and the end of waiting for
+  // it; its host time is taken after the wait, so a GPU time can come out late by the wait's
+  // wake-up, never before the host queued the work (a stream worker or driver slow to pick the
+  // event up made ops start on the GPU before they were launched).
   cuda::synchronize(device);
   a->event.record(cuda::current_stream(device));
+  a->event.synchronize();
   a->host_ns = now_ns();
   slot = std::move(a);
 }
