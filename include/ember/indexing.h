@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 
 #include "ember/tensor.h"
@@ -56,7 +57,8 @@ class TensorIndex final {
   TensorIndex(EllipsisIndexType) : type_(TensorIndexType::Ellipsis) {}
   // Only "..." (libtorch's spelling of Ellipsis).
   TensorIndex(const char* str) : type_(TensorIndexType::Ellipsis) {
-    EMBER_CHECK(str != nullptr && std::char_traits<char>::compare(str, "...", 4) == 0, ValueError,
+    // strcmp-like (stops at the first difference): compare(.., 4) may read past a shorter string.
+    EMBER_CHECK(str != nullptr && std::string_view(str) == "...", ValueError,
                 "Expected \"...\" to represent an ellipsis index, but got \"", str ? str : "(null)",
                 "\"");
   }

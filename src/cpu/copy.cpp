@@ -122,7 +122,10 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src, bool) {
               src.device(), " and ", dst.device());
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
       dst.sizes() == src.sizes()) {
-    if (dst.data_ptr() != src.data_ptr()) std::memcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes());
+    // An empty tensor may have no storage at all: memcpy must not see its null pointer.
+    if (dst.nbytes() > 0 && dst.data_ptr() != src.data_ptr()) {
+      std::memcpy(dst.data_ptr(), src.data_ptr(), dst.nbytes());
+    }
     return;
   }
   if (is_batched_transpose(dst, src) && src.element_size() <= 8 &&
