@@ -9,9 +9,11 @@
 #include <unordered_set>
 
 #include "autograd/node_impl.h"
+#include "core/backend.h"
 #include "ember/autograd.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
+#include "ops/elementwise.h"
 
 namespace ember::distributed {
 namespace {
@@ -197,8 +199,13 @@ void Reducer::mark_ready(size_t param, bool used) {
     NoGradGuard no_grad;
     Tensor view = bucket.flat.narrow(0, slot.offset, slot.numel);
     const Tensor& g = params_[param].grad();
-    if (used && g.defined()) {
-      // Divide while copying in (as PyTorch does): the sum over ranks is then the average.
+    if (used && g.defined() && g.dtype() == view.dtype() && g.device() == view.device()) {
+      // Divide while copying in, in one pass (as PyTorch's mul_out): the sum over ranks is then
+      // the average.
+      backend_for(view).binary(BinaryOp::Mul, view, g.reshape({-1}),
+                               wrap_scalar(1.0 / group_->getSize(), view.dtype()), {});
+      view.bump_version();
+    } else if (used && g.defined()) {
       view.copy_(g.reshape({-1}).mul(1.0 / group_->getSize()));
     } else {
       view.zero_();
