@@ -12,6 +12,7 @@
 #include "ember/cuda.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/ops.h"
+#include "ember/tensor_data.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
@@ -474,6 +475,22 @@ const std::vector<OpRow>& rows() {
        "torch.gather(a, 0, b)",
        true},
       {"one_hot", {Idx({5}, 4)}, OP(ember::one_hot(a, 4)), "F.one_hot(a, 4)"},
+      {"scatter_add",
+       {F({3, 4}), Idx({3, 6}, 4), F({3, 6})},
+       OP(ember::scatter_add(a, 1, b, c)),
+       "torch.scatter_add(a, 1, b, c)",
+       true},
+      {"index_add_alpha",
+       {F({4, 3}), Idx({5}, 4), F({5, 3})},
+       OP(a.index_add(0, b, c, 0.5)),
+       "a.index_add(0, b, c, alpha=0.5)",
+       true},
+      // Distinct indices: with a repeat, which slice wins is unspecified on CUDA (as PyTorch).
+      {"index_copy",
+       {F({3, 5}), F({3, 2})},
+       OP(a.index_copy(1, ember::tensor({4, 1}).to(a.device()), b)),
+       "a.index_copy(1, torch.tensor([4, 1]), b)",
+       true},
       // Tensor::index / index_put_ (ember::indexing), nonzero and one-argument where
       {"index_slices_and_int",
        {F({3, 4, 5})},

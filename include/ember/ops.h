@@ -189,6 +189,15 @@ EMBER_API Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t len
 EMBER_API Tensor select(const Tensor& a, int64_t dim, int64_t index);
 EMBER_API Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 EMBER_API Tensor one_hot(const Tensor& a, int64_t num_classes = -1);
+// self with src's elements added at index along dim (index, self and src of one rank).
+EMBER_API Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index,
+                             const Tensor& src);
+// self with alpha * source's slices added at the positions `index` (1-D) names along dim.
+EMBER_API Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index,
+                           const Tensor& source, const Scalar& alpha = 1);
+// self with its slices at `index` (1-D, int64) along dim replaced by source's.
+EMBER_API Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Tensor& source);
 // int64 [n, a.dim()]: the coordinates of a's nonzero elements in row-major order.
 EMBER_API Tensor nonzero(const Tensor& a);
 // One-argument where: nonzero(condition) as one 1-D index tensor per dim.

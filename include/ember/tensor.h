@@ -148,6 +148,17 @@ class EMBER_API Tensor {
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
+  // t[i] with i a 0-dim integer tensor, as libtorch's operator[](Tensor).
+  Tensor operator[](const Tensor& index) const;
+  // Index writes (src/ops/index_write.cpp); the _ forms write self.
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                   const Scalar& alpha = 1) const;
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                     const Scalar& alpha = 1) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
   std::vector<Tensor> unbind(int64_t dim = 0) const;

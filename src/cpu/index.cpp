@@ -76,6 +76,37 @@ void check_index_shape(const Tensor& t, const Tensor& index, int64_t dim, bool a
   }
 }
 
+// The slice loop of index_select, index_add and index_copy: for each j, the slice at position
+// idx[j] along `dim` of one side meets slice j of the other, and write(dst_element, src_element)
+// combines them. kIndexedIsSource: the index picks source slices (index_select), else
+// destination slices (index_add, index_copy). Threads split the positions outside `dim`, and
+// each walks `idx` in order, so a repeated index never races and its last slice comes last.
+template <typename T, bool kIndexedIsSource, typename Write>
+void for_each_indexed_slice(const Tensor& dst, const Tensor& src, int64_t dim,
+                            const std::vector<int64_t>& idx, Write write) {
+  const int64_t dsd = dst.stride(dim), ssd = src.stride(dim);
+  Tensor dst1 = one_along(dst, dim), src1 = one_along(src, dim);
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<size_t>(idx.size(), 1));
+  for_each<2>(
+      {&dst1, &src1},
+      [&](char** p, const int64_t* s, int64_t n) {
+        auto* d = reinterpret_cast<T*>(p[0]);
+        auto* x = reinterpret_cast<const T*>(p[1]);
+        const int64_t sd = s[0] / int64_t(sizeof(T)), sx = s[1] / int64_t(sizeof(T));
+        for (size_t j = 0; j < idx.size(); ++j) {
+          const auto jj = static_cast<int64_t>(j);
+          T* dj = d + (kIndexedIsSource ? jj : idx[j]) * dsd;
+          const T* xj = x + (kIndexedIsSource ? idx[j] : jj) * ssd;
+          if (sd == 1 && sx == 1) {  // rows stay contiguous: a loop the compiler vectorises
+            for (int64_t i = 0; i < n; ++i) write(dj[i], xj[i]);
+          } else {
+            for (int64_t i = 0; i < n; ++i) write(dj[i * sd], xj[i * sx]);
+          }
+        }
+      },
+      grain);
+}
+
 }  // namespace
 
 void CpuBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim,
@@ -88,28 +119,9 @@ void CpuBackend::index_select(const Tensor& out, const Tensor& in, int64_t dim,
     return;
   }
   const std::vector<int64_t> idx = read_index(index);
-  const int64_t isd = in.stride(dim), osd = out.stride(dim);
-  Tensor out1 = one_along(out, dim), in1 = one_along(in, dim);
   EMBER_DISPATCH_ALL(in.dtype(), "index_select", [&] {
-    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<size_t>(idx.size(), 1));
-    for_each<2>(
-        {&out1, &in1},
-        [&](char** p, const int64_t* s, int64_t n) {
-          auto* o = reinterpret_cast<scalar_t*>(p[0]);
-          auto* x = reinterpret_cast<const scalar_t*>(p[1]);
-          const int64_t so = s[0] / int64_t(sizeof(scalar_t)),
-                        si = s[1] / int64_t(sizeof(scalar_t));
-          for (size_t j = 0; j < idx.size(); ++j) {  // slice by slice: rows stay contiguous
-            scalar_t* oj = o + static_cast<int64_t>(j) * osd;
-            const scalar_t* xj = x + idx[j] * isd;
-            if (so == 1 && si == 1) {
-              std::copy(xj, xj + n, oj);
-            } else {
-              for (int64_t i = 0; i < n; ++i) oj[i * so] = xj[i * si];
-            }
-          }
-        },
-        grain);
+    for_each_indexed_slice<scalar_t, true>(out, in, dim, idx,
+                                           [](scalar_t& o, const scalar_t& x) { o = x; });
   });
 }
 
@@ -122,26 +134,9 @@ void CpuBackend::index_add(const Tensor& out, int64_t dim, const Tensor& index, 
     return;
   }
   const std::vector<int64_t> idx = read_index(index);
-  const int64_t osd = out.stride(dim), ssd = src.stride(dim);
-  Tensor out1 = one_along(out, dim), src1 = one_along(src, dim);
   EMBER_DISPATCH_ALL(out.dtype(), "index_add", [&] {
-    // Threads split the positions outside `dim`; each walks all of `index` serially, so
-    // repeated indices never race.
-    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<size_t>(idx.size(), 1));
-    for_each<2>(
-        {&out1, &src1},
-        [&](char** p, const int64_t* s, int64_t n) {
-          auto* o = reinterpret_cast<scalar_t*>(p[0]);
-          auto* x = reinterpret_cast<const scalar_t*>(p[1]);
-          const int64_t so = s[0] / int64_t(sizeof(scalar_t)),
-                        sx = s[1] / int64_t(sizeof(scalar_t));
-          for (size_t j = 0; j < idx.size(); ++j) {
-            scalar_t* oj = o + idx[j] * osd;
-            const scalar_t* xj = x + static_cast<int64_t>(j) * ssd;
-            for (int64_t i = 0; i < n; ++i) oj[i * so] = add_values(oj[i * so], xj[i * sx]);
-          }
-        },
-        grain);
+    for_each_indexed_slice<scalar_t, false>(
+        out, src, dim, idx, [](scalar_t& o, const scalar_t& x) { o = add_values(o, x); });
   });
 }
 
@@ -208,26 +203,9 @@ void CpuBackend::index_copy(const Tensor& out, int64_t dim, const Tensor& index,
     return;
   }
   const std::vector<int64_t> idx = read_index(index);
-  const int64_t osd = out.stride(dim), ssd = src.stride(dim);
-  Tensor out1 = one_along(out, dim), src1 = one_along(src, dim);
   EMBER_DISPATCH_ALL(out.dtype(), "index_copy", [&] {
-    // As index_add: threads split the positions outside `dim` and walk `index` in order, so
-    // where an index repeats, its last slice wins.
-    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<size_t>(idx.size(), 1));
-    for_each<2>(
-        {&out1, &src1},
-        [&](char** p, const int64_t* s, int64_t n) {
-          auto* o = reinterpret_cast<scalar_t*>(p[0]);
-          auto* x = reinterpret_cast<const scalar_t*>(p[1]);
-          const int64_t so = s[0] / int64_t(sizeof(scalar_t)),
-                        sx = s[1] / int64_t(sizeof(scalar_t));
-          for (size_t j = 0; j < idx.size(); ++j) {
-            scalar_t* oj = o + idx[j] * osd;
-            const scalar_t* xj = x + static_cast<int64_t>(j) * ssd;
-            for (int64_t i = 0; i < n; ++i) oj[i * so] = xj[i * sx];
-          }
-        },
-        grain);
+    for_each_indexed_slice<scalar_t, false>(out, src, dim, idx,
+                                            [](scalar_t& o, const scalar_t& x) { o = x; });
   });
 }
 
