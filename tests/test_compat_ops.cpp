@@ -178,6 +178,41 @@ TEST(StdVar, NoArgumentOverloadsAsLibtorch) {
   EXPECT_TRUE(contains(msg, "std") && contains(msg, "Long")) << msg;
 }
 
+TEST(StdVar, CorrectionOverloadsAndVarMeanAsLibtorch) {
+  const Tensor x = et::make_input({3, 4, 2}, kDouble, et::seed_for("stdvar_correction"));
+  auto r = torch_run(
+      "a = torch.var(x, [1], correction=0); b = x.std(dim=None, correction=2)\n"
+      "c = torch.var(x, [0, 2], correction=3, keepdim=True); d = torch.var(x, [1], correction=5)\n"
+      "vm = torch.var_mean(x, [2]); sm = torch.std_mean(x, [0], unbiased=False, keepdim=True)\n"
+      "v1, m1 = vm; s2, m2 = sm\n"
+      "x.requires_grad_(True); torch.std(x, [1], correction=0).sum().backward(); gx = x.grad",
+      {{"x", x}}, {"a", "b", "c", "d", "v1", "m1", "s2", "m2", "gx"});
+  for (Device dev : et::test_devices()) {
+    const std::string ctx = dev.str();
+    const Tensor xd = x.to(dev);
+    const std::vector<int64_t> d1{1}, d02{0, 2};
+    expect_close(ember::var(xd, IntArrayRef(d1), std::optional<int64_t>(0)).cpu(), r.at("a"), 1e-12,
+                 0, ctx + " correction 0");
+    expect_close(xd.std(std::nullopt, 2).cpu(), r.at("b"), 1e-12, 0, ctx + " all dims, 2");
+    expect_close(xd.var(IntArrayRef(d02), std::optional<int64_t>(3), true).cpu(), r.at("c"), 1e-12,
+                 0, ctx + " keepdim");
+    // correction >= N divides by zero: inf, as PyTorch (with its warning).
+    expect_close(ember::var(xd, IntArrayRef(d1), std::optional<int64_t>(5)).cpu(), r.at("d"), 0, 0,
+                 ctx + " correction beyond N");
+    auto [v1, m1] = ember::var_mean(xd, {2});
+    expect_close(v1.cpu(), r.at("v1"), 1e-12, 0, ctx + " var_mean var");
+    expect_close(m1.cpu(), r.at("m1"), 1e-12, 0, ctx + " var_mean mean");
+    auto [s2, m2] = ember::std_mean(xd, {0}, false, true);
+    expect_close(s2.cpu(), r.at("s2"), 1e-12, 0, ctx + " std_mean std");
+    expect_close(m2.cpu(), r.at("m2"), 1e-12, 0, ctx + " std_mean mean");
+    Tensor xg = x.to(dev).detach().requires_grad_();
+    ember::std(xg, IntArrayRef(d1), std::optional<int64_t>(0)).sum().backward();
+    expect_close(xg.grad().cpu(), r.at("gx"), 1e-10, 0, ctx + " grad");
+  }
+  std::string msg = error_of<TypeError>([] { tensor({1, 2}).var(std::nullopt, 0); });
+  EXPECT_TRUE(contains(msg, "var") && contains(msg, "Long")) << msg;
+}
+
 TEST(Einsum, CommonFormsForwardAndBackward) {
   struct Case {
     std::string eq;

@@ -160,6 +160,18 @@ EMBER_API Tensor round(const Tensor& a);
 EMBER_API Tensor round(const Tensor& a, int64_t decimals);
 EMBER_API Tensor var(const Tensor& a, bool unbiased = true);
 EMBER_API Tensor std(const Tensor& a, bool unbiased = true);
+// libtorch 1.13's correction overloads: divide by max(0, N - correction); nullopt dims reduce
+// every dim, nullopt correction is 1. As in libtorch, var(t, IntArrayRef{1}, 0) picks the bool
+// overload above (0 converts to bool first): spell the correction std::optional<int64_t>(0).
+EMBER_API Tensor var(const Tensor& a, std::optional<IntArrayRef> dims,
+                     std::optional<int64_t> correction, bool keepdim = false);
+EMBER_API Tensor std(const Tensor& a, std::optional<IntArrayRef> dims,
+                     std::optional<int64_t> correction, bool keepdim = false);
+// (var, mean) and (std, mean) over dims, as torch::var_mean / torch::std_mean.
+EMBER_API std::tuple<Tensor, Tensor> var_mean(const Tensor& a, IntArrayRef dims,
+                                              bool unbiased = true, bool keepdim = false);
+EMBER_API std::tuple<Tensor, Tensor> std_mean(const Tensor& a, IntArrayRef dims,
+                                              bool unbiased = true, bool keepdim = false);
 // Braced dims (var(t, {1}), std(t, {-1}), var(t, {})) pick these over the bool overloads, as
 // they pick libtorch's dims overloads.
 inline Tensor var(const Tensor& a, std::initializer_list<int64_t> dims, bool unbiased = true,

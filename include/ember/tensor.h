@@ -277,6 +277,11 @@ class EMBER_API Tensor {
   Tensor round(int64_t decimals) const;
   Tensor var(bool unbiased = true) const;
   Tensor std(bool unbiased = true) const;
+  // The correction overloads (see ember::var in ops.h).
+  Tensor var(std::optional<IntArrayRef> dims, std::optional<int64_t> correction,
+             bool keepdim = false) const;
+  Tensor std(std::optional<IntArrayRef> dims, std::optional<int64_t> correction,
+             bool keepdim = false) const;
   // As libtorch: x.var(0) reduces dim 0 (an int converts to bool before IntArrayRef).
   Tensor var(int dim) const { return var(IntArrayRef{dim}); }
   Tensor std(int dim) const { return std(IntArrayRef{dim}); }

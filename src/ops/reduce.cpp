@@ -196,7 +196,9 @@ Tensor arg_extreme(const Tensor& a, std::optional<int64_t> dim, bool keepdim, bo
   return indices;
 }
 
-Tensor var_impl(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim, const char* op) {
+// Divides the summed squared deviations by max(0, count - correction): unbiased is correction 1.
+Tensor var_impl(const Tensor& a, IntArrayRef dims, int64_t correction, bool keepdim,
+                const char* op) {
   EMBER_CHECK(is_floating_point(a.dtype()), TypeError, op,
               "(): std and var only support floating point and complex dtypes, got ",
               to_string(a.dtype()));
@@ -204,7 +206,8 @@ Tensor var_impl(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim, 
   // Two passes (mean, then squared deviations) for accuracy; 16-bit inputs compute in float.
   const Tensor x = is_reduced_precision(a.dtype()) ? a.to(kFloat) : a;
   Tensor dev = x - mean(x, dims, /*keepdim=*/true);
-  Tensor v = sum(dev * dev, dims, keepdim) / static_cast<double>(p.count - (unbiased ? 1 : 0));
+  const int64_t divisor = std::max<int64_t>(0, p.count - correction);
+  Tensor v = sum(dev * dev, dims, keepdim) / static_cast<double>(divisor);
   return x.dtype() == a.dtype() ? v : v.to(a.dtype());
 }
 
@@ -291,17 +294,34 @@ Tensor argmin(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
 
 // ---- statistics ----
 Tensor var(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
-  return var_impl(a, dims, unbiased, keepdim, "var");
+  return var_impl(a, dims, unbiased ? 1 : 0, keepdim, "var");
 }
 Tensor std(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
-  return sqrt(var_impl(a, dims, unbiased, keepdim, "std"));
+  return sqrt(var_impl(a, dims, unbiased ? 1 : 0, keepdim, "std"));
 }
 // No dims: over every element (var_impl reads an empty list as all dims, as PyTorch).
 Tensor var(const Tensor& a, bool unbiased) {
-  return var_impl(a, {}, unbiased, false, "var");
+  return var_impl(a, {}, unbiased ? 1 : 0, false, "var");
 }
 Tensor std(const Tensor& a, bool unbiased) {
-  return sqrt(var_impl(a, {}, unbiased, false, "std"));
+  return sqrt(var_impl(a, {}, unbiased ? 1 : 0, false, "std"));
+}
+// libtorch 1.13's correction overloads: no dims is every dim, no correction is 1.
+Tensor var(const Tensor& a, std::optional<IntArrayRef> dims, std::optional<int64_t> correction,
+           bool keepdim) {
+  return var_impl(a, dims.value_or(IntArrayRef{}), correction.value_or(1), keepdim, "var");
+}
+Tensor std(const Tensor& a, std::optional<IntArrayRef> dims, std::optional<int64_t> correction,
+           bool keepdim) {
+  return sqrt(var_impl(a, dims.value_or(IntArrayRef{}), correction.value_or(1), keepdim, "std"));
+}
+std::tuple<Tensor, Tensor> var_mean(const Tensor& a, IntArrayRef dims, bool unbiased,
+                                    bool keepdim) {
+  return {var(a, dims, unbiased, keepdim), mean(a, dims, keepdim)};
+}
+std::tuple<Tensor, Tensor> std_mean(const Tensor& a, IntArrayRef dims, bool unbiased,
+                                    bool keepdim) {
+  return {std(a, dims, unbiased, keepdim), mean(a, dims, keepdim)};
 }
 
 Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
@@ -395,6 +415,14 @@ Tensor Tensor::var(bool unbiased) const {
 }
 Tensor Tensor::std(bool unbiased) const {
   return ember::std(*this, unbiased);
+}
+Tensor Tensor::var(std::optional<IntArrayRef> dims, std::optional<int64_t> correction,
+                   bool keepdim) const {
+  return ember::var(*this, dims, correction, keepdim);
+}
+Tensor Tensor::std(std::optional<IntArrayRef> dims, std::optional<int64_t> correction,
+                   bool keepdim) const {
+  return ember::std(*this, dims, correction, keepdim);
 }
 bool Tensor::allclose(const Tensor& o, double rtol, double atol, bool equal_nan) const {
   return ember::allclose(*this, o, rtol, atol, equal_nan);
