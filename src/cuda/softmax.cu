@@ -71,7 +71,7 @@ struct MergeMaxSum {
 // Found by warp_combine through argument-dependent lookup.
 template <typename Acc>
 __device__ __forceinline__ MaxSum<Acc> shfl_down(MaxSum<Acc> v, unsigned delta) {
-  return {shfl_down(v.m, delta), shfl_down(v.s, delta)};
+  return {cuda::shfl_down(v.m, delta), cuda::shfl_down(v.s, delta)};
 }
 
 template <typename Acc>
