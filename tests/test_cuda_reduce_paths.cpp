@@ -73,9 +73,9 @@ TEST(CudaReducePlan, SumOverDim0Of8192x8192IsCoalescedAndSplitToFillTheGpu) {
   EXPECT_EQ(p.block_x, 32);  // a warp takes 32 adjacent outputs: 128 bytes of one row per load
   EXPECT_EQ(p.block_y, 8);
   EXPECT_EQ(p.grid_x, 8192 / 32);
-  // 256 column tiles x 4 splits = 1024 blocks, about the 132 x 8 an H100 holds at once.
-  EXPECT_EQ(p.splits, 4);
-  EXPECT_EQ(p.rows_per_split, 2048);
+  // 256 column tiles x 16 splits = 4096 blocks, about 4 waves of the 132 x 8 an H100 holds.
+  EXPECT_EQ(p.splits, 16);
+  EXPECT_EQ(p.rows_per_split, 512);
 }
 
 TEST(CudaReducePlan, SumOverDim1Of8192x8192TakesABlockPerContiguousRow) {
@@ -87,13 +87,13 @@ TEST(CudaReducePlan, SumOverDim1Of8192x8192TakesABlockPerContiguousRow) {
   EXPECT_EQ(p.splits, 1);  // 8192 blocks already fill the GPU
 }
 
-TEST(CudaReducePlan, FullSumOf64MFloatsSplitsOneRowAcrossAWaveOfBlocks) {
+TEST(CudaReducePlan, FullSumOf64MFloatsSplitsOneRowAcrossWavesOfBlocks) {
   for (const auto& L : {layout_of({int64_t(64) << 20}, {0}), layout_of({8192, 8192}, {0, 1})}) {
     const ReducePlan p = plan_reduction(L, kH100Sms);
     EXPECT_EQ(p.path, ReducePath::Row) << describe(p);
     EXPECT_EQ(p.block_x, 256);
     EXPECT_EQ(p.grid_x, 1);
-    EXPECT_EQ(p.splits, kH100Sms * cuda::kReduceBlocksPerSM);
+    EXPECT_EQ(p.splits, kH100Sms * cuda::kReduceBlocksPerSM * cuda::kReduceWaves);
   }
   // A short full reduction is not split below kRowMinSplitElems per block.
   const ReducePlan small = plan_reduction(layout_of({3 * cuda::kRowMinSplitElems}, {0}), kH100Sms);

@@ -48,9 +48,12 @@ struct ReducePlan {
 
 // Tuning constants (H100 figures in the comments); public so the tests can aim at each branch.
 constexpr int kReduceThreads = 256;
-// Blocks of kReduceThreads one SM holds at once (2048 threads); a launch of sm_count * this many
-// blocks fills the GPU once.
+// Blocks of kReduceThreads one SM holds at once (2048 threads) when registers allow.
 constexpr int64_t kReduceBlocksPerSM = 8;
+// Splits aim at this many such waves of blocks: the kernels hold 40-64 registers per thread, so
+// fewer than 8 blocks may fit per SM, and with several waves the last, partly filled one costs
+// little.
+constexpr int64_t kReduceWaves = 4;
 // Column: the kept innermost dim must be at least this wide (narrower ones leave lanes idle; they
 // take Strided, whose reads are then a few elements apart).
 constexpr int64_t kColumnMinWidth = 16;
@@ -85,11 +88,10 @@ inline int64_t pow2_floor(int64_t n) {
 inline int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
-// Splits that bring `blocks` to about one full GPU (rounded to the nearest whole number of
-// splits), at most `max_splits`, at least 1.
+// Splits that bring `blocks` up to (at most) `target`: at least 1, at most `max_splits`.
 inline int64_t splits_to_fill(int64_t blocks, int64_t target, int64_t max_splits) {
   if (blocks >= target) return 1;
-  const int64_t s = (target + blocks / 2) / blocks;
+  const int64_t s = target / blocks;
   return std::max<int64_t>(1, std::min(s, max_splits));
 }
 }  // namespace reduce_paths_detail
@@ -107,7 +109,7 @@ inline ReducePlan plan_reduction(const ReduceLayout& L, int sm_count) {
   using namespace reduce_paths_detail;
   ReducePlan p;
   if (L.K == 0) return p;
-  const int64_t target = std::max(1, sm_count) * kReduceBlocksPerSM;
+  const int64_t target = std::max(1, sm_count) * kReduceBlocksPerSM * kReduceWaves;
   const int64_t K = L.K, R = L.R;
   auto thread_plan = [&] {
     p.path = ReducePath::Thread;
