@@ -11,11 +11,14 @@ struct BinaryFn {
   using T = acc_t<in_t>;
   using r_t = decltype(Op()(T(), T(), OpParams{}));
   using out_t = std::conditional_t<std::is_same_v<r_t, bool>, bool, in_t>;
+  using operand_types = OperandTypes<out_t, in_t, in_t>;
   OpParams p;
+  __device__ out_t value(in_t a, in_t b) const {
+    return static_cast<out_t>(Op()(static_cast<T>(a), static_cast<T>(b), p));
+  }
   __device__ void operator()(char** ptr, int64_t) const {
     *reinterpret_cast<out_t*>(ptr[0]) =
-        static_cast<out_t>(Op()(static_cast<T>(*reinterpret_cast<const in_t*>(ptr[1])),
-                                static_cast<T>(*reinterpret_cast<const in_t*>(ptr[2])), p));
+        value(*reinterpret_cast<const in_t*>(ptr[1]), *reinterpret_cast<const in_t*>(ptr[2]));
   }
 };
 
@@ -26,13 +29,16 @@ struct BinaryScalarFn {
   using T = acc_t<in_t>;
   using r_t = decltype(Op()(T(), T(), OpParams{}));
   using out_t = std::conditional_t<std::is_same_v<r_t, bool>, bool, in_t>;
+  using operand_types = OperandTypes<out_t, in_t>;
   OpParams p;
   in_t scalar;
-  __device__ void operator()(char** ptr, int64_t) const {
-    const T x = static_cast<T>(*reinterpret_cast<const in_t*>(ptr[1]));
+  __device__ out_t value(in_t in) const {
+    const T x = static_cast<T>(in);
     const T s = static_cast<T>(scalar);
-    *reinterpret_cast<out_t*>(ptr[0]) =
-        static_cast<out_t>(kScalarIsRight ? Op()(x, s, p) : Op()(s, x, p));
+    return static_cast<out_t>(kScalarIsRight ? Op()(x, s, p) : Op()(s, x, p));
+  }
+  __device__ void operator()(char** ptr, int64_t) const {
+    *reinterpret_cast<out_t*>(ptr[0]) = value(*reinterpret_cast<const in_t*>(ptr[1]));
   }
 };
 

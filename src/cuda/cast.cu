@@ -8,17 +8,20 @@ namespace {
 
 template <typename dst_t, typename src_t>
 struct CastFn {
+  using operand_types = OperandTypes<dst_t, src_t>;
+  // The CPU copy's conversion (PyTorch's CPU semantics), not the GPU's saturating cvt.
+  __device__ dst_t value(src_t x) const { return cast_value<dst_t, src_t>(x); }
   __device__ void operator()(char** p, int64_t) const {
-    // The CPU copy's conversion (PyTorch's CPU semantics), not the GPU's saturating cvt.
-    *reinterpret_cast<dst_t*>(p[0]) =
-        cast_value<dst_t, src_t>(*reinterpret_cast<const src_t*>(p[1]));
+    *reinterpret_cast<dst_t*>(p[0]) = value(*reinterpret_cast<const src_t*>(p[1]));
   }
 };
 
 template <typename T>
 struct FillFn {
-  T value;
-  __device__ void operator()(char** p, int64_t) const { *reinterpret_cast<T*>(p[0]) = value; }
+  using operand_types = OperandTypes<T>;
+  T fill;
+  __device__ T value() const { return fill; }
+  __device__ void operator()(char** p, int64_t) const { *reinterpret_cast<T*>(p[0]) = fill; }
 };
 
 template <typename T>

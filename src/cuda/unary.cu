@@ -11,10 +11,11 @@ struct UnaryFn {
   using T = acc_t<in_t>;
   using r_t = decltype(Op()(T(), OpParams{}));
   using out_t = std::conditional_t<std::is_same_v<r_t, bool>, bool, in_t>;
+  using operand_types = OperandTypes<out_t, in_t>;
   OpParams p;
+  __device__ out_t value(in_t x) const { return static_cast<out_t>(Op()(static_cast<T>(x), p)); }
   __device__ void operator()(char** ptr, int64_t) const {
-    *reinterpret_cast<out_t*>(ptr[0]) =
-        static_cast<out_t>(Op()(static_cast<T>(*reinterpret_cast<const in_t*>(ptr[1])), p));
+    *reinterpret_cast<out_t*>(ptr[0]) = value(*reinterpret_cast<const in_t*>(ptr[1]));
   }
 };
 
