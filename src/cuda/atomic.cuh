@@ -6,9 +6,17 @@
 
 #include "core/dispatch.h"
 
+#if defined(__CUDACC__)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
+
 namespace ember::cuda {
 
-// Adds v at p. 1- and 2-byte types go through a compare-and-swap on their aligned 32-bit word.
+// Adds v at p. On sm_80+ half and bfloat16 use CUDA's 16-bit atomicAdd: one atom.add.f16 (bf16
+// on sm_90; CUDA's own 16-bit compare-and-swap on sm_80), which rounds the exact sum to nearest
+// even, as the float sum rounded once below does. Elsewhere, and for the other 1- and 2-byte
+// types, a compare-and-swap on the aligned 32-bit word (what the simulator runs).
 template <typename T>
 __device__ inline void atomic_add(T* p, T v) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
@@ -16,6 +24,12 @@ __device__ inline void atomic_add(T* p, T v) {
     atomicAdd(p, v);
   } else if constexpr (std::is_same_v<T, int64_t>) {
     atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  } else if constexpr (std::is_same_v<T, Half>) {
+    atomicAdd(reinterpret_cast<__half*>(p), __ushort_as_half(v.x));
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    atomicAdd(reinterpret_cast<__nv_bfloat16*>(p), __ushort_as_bfloat16(v.x));
+#endif
   } else {
     static_assert(sizeof(T) <= 2, "unexpected type");
     auto addr = reinterpret_cast<uintptr_t>(p);
