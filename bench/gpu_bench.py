@@ -2,11 +2,13 @@
 """GPU benchmarks: Ember (bench_ember_cuda) against PyTorch eager doing the same work, with raw
 CUDA/cuBLAS as the physical reference, in one run.
 
-  python3 bench/gpu_bench.py [--ember BUILD/bench/bench_ember_cuda] [--quick]
+  python3 bench/gpu_bench.py [--ember BUILD/bench/bench_ember_cuda] [--quick] [--out FILE]
+  python3 bench/gpu_bench.py --self-test     # the table and target logic on made-up rows
 
 Runs the Ember binary (which also measures the raw CUDA reference column), then the same rows in
-PyTorch when `import torch` finds a CUDA device, pairs the rows by name and prints a table; the
-results go to bench/results/gpu-<date>.json. GPU timings use CUDA events after a synchronize;
+PyTorch when `import torch` finds a CUDA device, pairs the rows by name and prints a table with
+issue 11's target for each row (TARGETS: met, MISSED or not measured); the results go to
+bench/results/gpu-<date>.json. GPU timings use CUDA events after a synchronize;
 each figure is the median of repeated samples after a warm-up, with min and max.
 """
 import argparse
@@ -75,29 +77,81 @@ class Runner:
         self.record(group, name, unit, work, [once(iters) for _ in range(self.samples)])
 
 
+# Issue 11 item 3's targets: (row, peer, op, ratio) on ember / peer, with the units of the row
+# (times: lower is better, so "<="; GB/s and TFLOP/s: ">="). "ref" is the raw CUDA/cuBLAS column
+# measured by bench_ember_cuda.
+TARGETS = [
+    ("alloc_free_1MB", "pytorch", "<=", 1.0),
+    ("alloc_free_1MB", "ref", "<=", 0.01),  # >= 100x faster than cudaMalloc + cudaFree
+    ("h2d_pinned_256MB", "ref", ">=", 0.95),
+    ("d2h_pinned_256MB", "ref", ">=", 0.95),
+    ("add_64M", "pytorch", ">=", 0.9),
+    ("mul_64M", "pytorch", ">=", 0.9),
+    ("sum_64M", "pytorch", ">=", 0.9),
+    ("sum0_8192x8192", "pytorch", ">=", 0.9),
+    ("softmax_8192x4096", "pytorch", ">=", 0.9),
+    ("gemm_fp16_8192", "pytorch", ">=", 0.95),
+    ("gemm_bf16_8192", "pytorch", ">=", 0.95),
+    ("mlp_step_b128", "pytorch", "<=", 0.8),
+    ("cnn_step_b64", "pytorch", "<=", 0.8),
+    ("launch_add_16", "pytorch", "<=", 0.5),
+    ("chain10_16", "pytorch", "<=", 0.5),
+]
+
+
 def pytorch_rows(r):
     import torch
     import torch.nn as nn
     import torch.nn.functional as F
     dev = torch.device("cuda:0")
-    for mb in (1, 64):
+    for mb, name in ((1, "alloc_free_1MB"), (64, "alloc_free_64MB")):
         n = mb * (1 << 20) // 4
-        r.host("alloc", f"alloc_free_{mb}MB", "us", 0, lambda: torch.empty(n, device=dev))
+        r.host("alloc", name, "us", 0, lambda: torch.empty(n, device=dev))
     n = 64 << 18
     d = torch.empty(n, device=dev)
     for kind, h in (("pageable", torch.ones(n)), ("pinned", torch.ones(n).pin_memory())):
         r.host("copy", f"h2d_{kind}_64MB", "GB/s", 4.0 * n, lambda: d.copy_(h))
         r.host("copy", f"d2h_{kind}_64MB", "GB/s", 4.0 * n, lambda: h.copy_(d))
+    big = 256 << 18
+    dbig, hbig = torch.empty(big, device=dev), torch.ones(big).pin_memory()
+    r.gpu("copy", "h2d_pinned_256MB", "GB/s", 4.0 * big, lambda: dbig.copy_(hbig, non_blocking=True))
+    r.gpu("copy", "d2h_pinned_256MB", "GB/s", 4.0 * big, lambda: hbig.copy_(dbig, non_blocking=True))
+    del dbig, hbig
+
     a, b = torch.randn(16, device=dev), torch.randn(16, device=dev)
-    r.gpu("launch", "launch_add_16", "us", 0, lambda: a + b)
+    r.host("launch", "launch_add_16", "us", 0, lambda: a + b)
+
+    def chain():
+        c = a
+        for _ in range(10):
+            c = c + b
+        return c
+
+    r.host("launch", "chain10_16", "us", 0, chain)
+    torch.cuda.synchronize()
     x, y = torch.randn(1 << 24, device=dev), torch.randn(1 << 24, device=dev)
     r.gpu("launch", "add_16M", "GB/s", 12.0 * (1 << 24), lambda: x + y)
-    k = 4096
-    for name, dtype, tf32 in (("fp32", torch.float32, False), ("tf32", torch.float32, True),
-                              ("fp16", torch.float16, False), ("bf16", torch.bfloat16, False)):
+
+    n = 1 << 26
+    x, y = torch.randn(n, device=dev), torch.randn(n, device=dev)
+    r.gpu("kernels", "add_64M", "GB/s", 12.0 * n, lambda: x + y)
+    r.gpu("kernels", "mul_64M", "GB/s", 12.0 * n, lambda: x * y)
+    r.gpu("kernels", "sum_64M", "GB/s", 4.0 * n, lambda: x.sum())
+    m = x.view(8192, 8192)
+    r.gpu("kernels", "sum0_8192x8192", "GB/s", 4.0 * n + 4.0 * 8192, lambda: m.sum(0))
+    sm = x[: 8192 * 4096].view(8192, 4096)
+    r.gpu("kernels", "softmax_8192x4096", "GB/s", 2.0 * 4 * 8192 * 4096, lambda: torch.softmax(sm, 1))
+    del x, y, m, sm
+
+    for name, k, dtype, tf32 in (("gemm_fp32_4096", 4096, torch.float32, False),
+                                 ("gemm_tf32_4096", 4096, torch.float32, True),
+                                 ("gemm_fp16_4096", 4096, torch.float16, False),
+                                 ("gemm_bf16_4096", 4096, torch.bfloat16, False),
+                                 ("gemm_fp16_8192", 8192, torch.float16, False),
+                                 ("gemm_bf16_8192", 8192, torch.bfloat16, False)):
         torch.backends.cuda.matmul.allow_tf32 = tf32
         ga, gb = torch.randn(k, k, device=dev, dtype=dtype), torch.randn(k, k, device=dev, dtype=dtype)
-        r.gpu("gemm", f"gemm_{name}_4096", "TFLOP/s", 2.0 * k ** 3, lambda: torch.mm(ga, gb))
+        r.gpu("gemm", name, "TFLOP/s", 2.0 * k ** 3, lambda: torch.mm(ga, gb))
     torch.backends.cuda.matmul.allow_tf32 = False
 
     def step(model, opt, xb, yb):
@@ -105,11 +159,13 @@ def pytorch_rows(r):
         F.cross_entropy(model(xb), yb).backward()
         opt.step()
 
-    torch.manual_seed(0)
-    mlp = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10)).to(dev)
-    opt = torch.optim.Adam(mlp.parameters(), lr=1e-3)
-    xb, yb = torch.randn(512, 784, device=dev), torch.randint(0, 10, (512,), device=dev)
-    r.gpu("train", "mlp_step_b512", "ms", 0, lambda: step(mlp, opt, xb, yb))
+    for batch, name in ((128, "mlp_step_b128"), (512, "mlp_step_b512")):
+        torch.manual_seed(0)
+        mlp = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10)).to(dev)
+        opt = torch.optim.Adam(mlp.parameters(), lr=1e-3)
+        xb, yb = torch.randn(batch, 784, device=dev), torch.randint(0, 10, (batch,), device=dev)
+        r.gpu("train", name, "ms", 0, lambda: step(mlp, opt, xb, yb))
+    # The CNN of bench/train_cases.h (make_cnn).
     cnn = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                         nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                         nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Linear(128, 10)).to(dev)
@@ -119,21 +175,120 @@ def pytorch_rows(r):
     return f"PyTorch {torch.__version__} on {torch.cuda.get_device_name(0)}"
 
 
+def pair(docs):
+    """Rows by name with one entry per column (ember, ref, pytorch), ratios ember/peer and the
+    issue's targets with their verdict ("met", "MISSED", or "not measured")."""
+    rows, order = {}, []
+    for doc in docs:
+        for row in doc["rows"]:
+            if row["name"] not in rows:
+                rows[row["name"]] = {"name": row["name"], "unit": row["unit"]}
+                order.append(row["name"])
+            rows[row["name"]][row["column"]] = row
+    for name, peer, op, limit in TARGETS:
+        if name not in rows:
+            rows[name] = {"name": name, "unit": "-"}
+            order.append(name)
+    for row in rows.values():
+        for peer in ("pytorch", "ref"):
+            e, p = (row.get(c, {}).get("median") for c in ("ember", peer))
+            if e and p:
+                row["ratio_" + peer] = e / p
+        row["targets"] = []
+    for name, peer, op, limit in TARGETS:
+        row = rows[name]
+        ratio = row.get("ratio_" + peer)
+        verdict = "not measured" if ratio is None else (
+            "met" if (ratio <= limit if op == "<=" else ratio >= limit) else "MISSED")
+        row["targets"].append({"vs": peer, "op": op, "ratio": limit, "verdict": verdict})
+    return [rows[n] for n in order]
+
+
+def table(rows):
+    head = ["row", "unit", "ember", "pytorch", "ember/pytorch", "ref", "ember/ref", "ref is",
+            "target (issue 11)"]
+    lines = []
+    for row in rows:
+        e, p, f = (row.get(c, {}).get("median") for c in ("ember", "pytorch", "ref"))
+        rp, rf = row.get("ratio_pytorch"), row.get("ratio_ref")
+        target = "; ".join(f"{t['op']} {t['ratio']:g}x {t['vs']}: {t['verdict']}" for t in row["targets"])
+        lines.append([row["name"], row["unit"], f"{e:.4g}" if e else "-", f"{p:.4g}" if p else "-",
+                      f"{rp:.3g}" if rp else "-", f"{f:.4g}" if f else "-", f"{rf:.3g}" if rf else "-",
+                      row.get("ref", {}).get("ref_label", ""), target])
+    widths = [max(len(x) for x in col) for col in zip(head, *lines)]
+    out = ["  ".join(c.ljust(w) for c, w in zip(l, widths)).rstrip() for l in [head] + lines]
+    verdicts = [t["verdict"] for row in rows for t in row["targets"]]
+    out.append(f"targets: {verdicts.count('met')} met, {verdicts.count('MISSED')} missed, "
+               f"{verdicts.count('not measured')} not measured (of {len(verdicts)})")
+    return "\n".join(out)
+
+
+def self_test():
+    """Exercises pairing, ratios, targets and the table on made-up rows (no GPU, no timing), and
+    checks that every target row is measured by both programs under the same name."""
+    import inspect
+    cpp = open(os.path.join(ROOT, "bench", "bench_ember_cuda.cpp")).read()
+    py = inspect.getsource(pytorch_rows)
+    for name in sorted({t[0] for t in TARGETS}):
+        assert f'"{name}"' in cpp, f"bench_ember_cuda.cpp has no row {name}"
+        assert f'"{name}"' in py, f"pytorch_rows has no row {name}"
+
+    def doc(column, values):
+        return {"rows": [{"name": n, "unit": u, "column": column, "median": v,
+                          "ref_label": "fake" if column == "ref" else ""} for n, u, v in values]}
+
+    ember = doc("ember", [("alloc_free_1MB", "us", 0.8), ("gemm_fp16_8192", "TFLOP/s", 700.0),
+                          ("launch_add_16", "us", 6.0), ("sum_64M", "GB/s", 2000.0),
+                          ("h2d_pinned_256MB", "GB/s", 50.0), ("extra_row", "ms", 1.0)])
+    ref = doc("ref", [("alloc_free_1MB", "us", 100.0), ("h2d_pinned_256MB", "GB/s", 51.0),
+                      ("gemm_fp16_8192", "TFLOP/s", 720.0)])
+    torch = doc("pytorch", [("alloc_free_1MB", "us", 1.0), ("gemm_fp16_8192", "TFLOP/s", 750.0),
+                            ("launch_add_16", "us", 10.0), ("sum_64M", "GB/s", 2600.0),
+                            ("extra_row", "ms", 2.0)])
+    rows = {r["name"]: r for r in pair([ember, ref, torch])}
+    verdict = {(n, t["vs"]): t["verdict"] for n, r in rows.items() for t in r["targets"]}
+    expected = {("alloc_free_1MB", "pytorch"): "met",        # 0.8 <= 1.0
+                ("alloc_free_1MB", "ref"): "met",            # 0.008 <= 0.01
+                ("gemm_fp16_8192", "pytorch"): "MISSED",     # 0.933 < 0.95
+                ("launch_add_16", "pytorch"): "MISSED",      # 0.6 > 0.5
+                ("sum_64M", "pytorch"): "MISSED",            # 0.769 < 0.9
+                ("h2d_pinned_256MB", "ref"): "met",          # 0.980 >= 0.95
+                ("softmax_8192x4096", "pytorch"): "not measured"}
+    for key, want in expected.items():
+        assert verdict[key] == want, f"{key}: {verdict[key]} != {want}"
+    assert abs(rows["extra_row"]["ratio_pytorch"] - 0.5) < 1e-12 and not rows["extra_row"]["targets"]
+    assert len(verdict) == len(TARGETS)
+    text = table(list(rows.values()))
+    assert "<= 0.5x pytorch: MISSED" in text and "<= 0.01x ref: met" in text, text
+    assert f"targets: 3 met, 3 missed, {len(TARGETS) - 6} not measured (of {len(TARGETS)})" in text, text
+    print(text)
+    print("gpu_bench self-test passed")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ember", default=os.path.join(ROOT, "build-gpu-check", "bench", "bench_ember_cuda"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", help="also write the JSON here (e.g. $OUT/gpu_bench.json on the device machine)")
+    ap.add_argument("--self-test", action="store_true",
+                    help="check the pairing, ratio and target logic on made-up rows (no GPU needed)")
     args = ap.parse_args()
+    if args.self_test:
+        self_test()
+        return 0
 
-    docs = []
+    docs, status = [], 0
     if os.path.exists(args.ember):
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
             out = f.name
         cmd = [args.ember, "--out", out] + (["--quick"] if args.quick else [])
-        subprocess.run(cmd, check=True)
-        if os.path.getsize(out):
-            docs.append(json.load(open(out)))
+        try:
+            subprocess.run(cmd, check=True)
+            if os.path.getsize(out):
+                docs.append(json.load(open(out)))
+        except subprocess.CalledProcessError as e:
+            print(f"gpu_bench: {args.ember} failed ({e}); PyTorch rows only", file=sys.stderr)
+            status = 1
         os.unlink(out)
     else:
         print(f"gpu_bench: {args.ember} not found (build with EMBER_CUDA=ON, e.g. scripts/gpu-check)",
@@ -148,36 +303,18 @@ def main():
     except ImportError as e:
         print(f"gpu_bench: no PyTorch with CUDA here ({e}); Ember and raw CUDA only", file=sys.stderr)
 
-    rows, order = {}, []
-    for doc in docs:
-        for row in doc["rows"]:
-            if row["name"] not in rows:
-                rows[row["name"]] = {"name": row["name"], "unit": row["unit"]}
-                order.append(row["name"])
-            rows[row["name"]][row["column"]] = row
-    head = ["row", "unit", "ember", "pytorch", "ember/pytorch", "ref", "ember/ref", "ref is"]
-    lines = []
-    for name in order:
-        row = rows[name]
-        e, p, f = (row.get(c, {}).get("median") for c in ("ember", "pytorch", "ref"))
-        lines.append([name, row["unit"], f"{e:.4g}" if e else "-", f"{p:.4g}" if p else "-",
-                      f"{e / p:.3g}" if e and p else "-", f"{f:.4g}" if f else "-",
-                      f"{e / f:.3g}" if e and f else "-", row.get("ref", {}).get("ref_label", "")])
-    widths = [max(len(x) for x in col) for col in zip(head, *lines)]
-    for l in [head] + lines:
-        print("  ".join(c.ljust(w) for c, w in zip(l, widths)))
+    rows = pair(docs)
+    print(table(rows))
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    result = {"date": stamp, "programs": [d.get("info", "") for d in docs], "rows": rows}
     path = os.path.join(ROOT, "bench", "results", f"gpu-{stamp}.json")
-    with open(path, "w") as f:
-        json.dump({"date": stamp, "programs": [d["info"] for d in docs], "rows": [rows[n] for n in order]},
-                  f, indent=1)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"date": stamp, "programs": [d["info"] for d in docs], "rows": [rows[n] for n in order]},
-                      f, indent=1)
+    for dest in [path] + ([args.out] if args.out else []):
+        with open(dest, "w") as f:
+            json.dump(result, f, indent=1)
     print(f"written to {path}; ratio = ember / peer (times: lower is better)", file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,8 +1,9 @@
 // GEMM on CUDA through cuBLAS: float32 (TF32 tensor cores when matmul_allow_tf32 is set),
 // float64, and float16/bfloat16 on tensor cores with float32 accumulation; batched through
-// strided-batched calls. Row-major C = A B is computed as column-major C^T = B^T A^T, so
-// row-major operands are passed as they are. One handle per device and thread, bound to the
-// current stream on every call.
+// strided-batched calls (a single product through cublasGemmEx, as PyTorch's mm). Row-major
+// C = A B is computed as column-major C^T = B^T A^T, so row-major operands are passed as they
+// are. One handle per device and thread, bound on every call to the current stream and to that
+// stream's workspace from the caching allocator (cublas_workspace.h).
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "core/device_audit.h"
 #include "core/tensor_factory.h"
+#include "cuda/cublas_workspace.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/cuda_internal.h"
 
@@ -125,7 +127,12 @@ void CudaBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doub
   const int device = out.device().index();
   DeviceGuard guard(device);
   cublasHandle_t h = handle_for(device);
-  check_cublas(cublasSetStream(h, detail::current_cuda_stream(device)), "cublasSetStream");
+  cudaStream_t stream = detail::current_cuda_stream(device);
+  check_cublas(cublasSetStream(h, stream), "cublasSetStream");
+  // After cublasSetStream, which puts the handle back on cuBLAS's own pool. `ws` is held until
+  // the GEMM is queued.
+  const std::shared_ptr<const CublasWorkspace> ws = cublas_workspace(device, stream);
+  check_cublas(cublasSetWorkspace(h, ws->data.get(), ws->bytes), "cublasSetWorkspace");
 
   // The result must be row-major with unit column stride; otherwise compute into a buffer.
   const bool direct = (out.stride(2) == 1 || N == 1) && out.stride(1) >= N &&
@@ -141,13 +148,22 @@ void CudaBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doub
   const void* beta_p = dt == kDouble ? static_cast<const void*>(&beta) : &beta_f;
   // Column-major: C^T[N, M] = B^T[N, K] * A^T[K, M].
   audit::record_kernel_launch();
-  check_cublas(cublasGemmStridedBatchedEx(h, Bm.op, A.op, static_cast<int>(N), static_cast<int>(M),
-                                          static_cast<int>(K), alpha_p, Bm.t.data_ptr(), type,
-                                          static_cast<int>(Bm.ld), Bm.batch_stride, A.t.data_ptr(),
-                                          type, static_cast<int>(A.ld), A.batch_stride, beta_p,
-                                          c.data_ptr(), type, static_cast<int>(ldc), stride_c,
-                                          static_cast<int>(B), compute, CUBLAS_GEMM_DEFAULT),
-               "cublasGemmStridedBatchedEx");
+  if (B == 1) {
+    check_cublas(
+        cublasGemmEx(h, Bm.op, A.op, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K),
+                     alpha_p, Bm.t.data_ptr(), type, static_cast<int>(Bm.ld), A.t.data_ptr(), type,
+                     static_cast<int>(A.ld), beta_p, c.data_ptr(), type, static_cast<int>(ldc),
+                     compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx");
+  } else {
+    check_cublas(
+        cublasGemmStridedBatchedEx(
+            h, Bm.op, A.op, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), alpha_p,
+            Bm.t.data_ptr(), type, static_cast<int>(Bm.ld), Bm.batch_stride, A.t.data_ptr(), type,
+            static_cast<int>(A.ld), A.batch_stride, beta_p, c.data_ptr(), type,
+            static_cast<int>(ldc), stride_c, static_cast<int>(B), compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmStridedBatchedEx");
+  }
   if (!direct) cast_copy(out, c);
 }
 

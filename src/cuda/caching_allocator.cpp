@@ -8,6 +8,7 @@
 #if defined(EMBER_CUDA_SIM)
 #include "cuda_sim.h"
 #endif
+#include "cuda/cublas_workspace.h"
 #include "cuda/device_allocator.h"
 #include "cuda_policy/caching_allocator.h"
 
@@ -97,9 +98,11 @@ class CudaAllocator final : public Allocator {
  public:
   CudaAllocator(int device, DeviceCachingAllocator& policy) : device_(device), policy_(policy) {}
   DataPtr allocate(size_t nbytes) override {
+    return allocate_on(nbytes, reinterpret_cast<StreamId>(detail::current_cuda_stream(device_)));
+  }
+  DataPtr allocate_on(size_t nbytes, StreamId stream) {
     const Device dev(kCUDA, static_cast<DeviceIndex>(device_));
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, dev);
-    auto stream = reinterpret_cast<StreamId>(detail::current_cuda_stream(device_));
     Block* b = policy_.malloc(nbytes, stream);
     return DataPtr(b->ptr, b, &free_block, dev);
   }
@@ -146,6 +149,10 @@ Allocator* device_allocator(int device) {
   return &state(device).allocator;
 }
 
+DataPtr allocate_on_stream(int device, size_t nbytes, void* stream) {
+  return state(device).allocator.allocate_on(nbytes, reinterpret_cast<StreamId>(stream));
+}
+
 void record_stream(const DataPtr& data, const StreamRef& stream) {
   if (!data.device().is_cuda() || data.get() == nullptr) return;
   EMBER_CHECK(data.deleter() == &free_block, ValueError,
@@ -159,6 +166,10 @@ void record_stream(const DataPtr& data, const StreamRef& stream) {
 
 void empty_cache() {
   if (!is_available()) return;
+  // cuBLAS workspaces go back too (PyTorch keeps them until torch._C._cuda_clearCublasWorkspaces):
+  // each block returns to its own stream's pool, and releasing a segment waits for the device,
+  // so a GEMM still queued with it finishes first. The next GEMM takes a new one.
+  release_cublas_workspaces();
   States& s = states();
   std::vector<DeviceCachingAllocator*> policies;
   {

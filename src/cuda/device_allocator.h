@@ -4,4 +4,7 @@
 
 namespace ember::cuda {
 Allocator* device_allocator(int device);
+// A block of `stream`'s (a cudaStream_t) pool on `device`, as a tensor allocated while `stream`
+// is current would get: same statistics, same out-of-memory path (free the cache, retry, throw).
+DataPtr allocate_on_stream(int device, size_t nbytes, void* stream);
 }  // namespace ember::cuda

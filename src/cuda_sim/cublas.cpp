@@ -2,9 +2,14 @@
 // semantics and argument checks, so Ember's row-major mapping (src/cuda/blas.cpp) is exercised
 // as on a GPU. float and double go to OpenBLAS directly; half and bfloat16 are widened to float,
 // multiplied with float accumulation and rounded once, as CUBLAS_COMPUTE_32F does. TF32 is
-// computed in full float32 precision (a GPU rounds the inputs to 10-bit mantissas).
+// computed in full float32 precision (a GPU rounds the inputs to 10-bit mantissas). A workspace
+// set with cublasSetWorkspace is checked (live memory of the stream's device, the whole range)
+// and written by the GEMM on the stream, as cuBLAS's split-K kernels write theirs, so a
+// workspace freed or shared too early shows up as a fault or corrupted data.
 #include <cblas.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -16,11 +21,20 @@
 struct cublasContext {
   int device = 0;
   cudaStream_t stream = nullptr;
+  bool user_workspace = false;  // false: cuBLAS's default pool
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
 };
 
 namespace {
 
 using cuda_sim::Task;
+
+thread_local cuda_sim::CublasGemmRecord t_last_gemm;
+
+// What the GEMM's kernels write to a user workspace: its first 64 KiB and last 4 KiB.
+constexpr size_t kWorkspaceHead = 64 << 10, kWorkspaceTail = 4 << 10;
+constexpr unsigned char kWorkspaceScribble = 0x5a;
 
 size_t elem_size(cudaDataType_t t) {
   switch (t) {
@@ -87,8 +101,16 @@ struct Gemm {
   int lda, ldb, ldc;
   long long sa, sb, sc;
   int batch;
+  void* workspace;
+  size_t workspace_bytes;
 
   void run() const {
+    if (workspace && workspace_bytes) {
+      auto* w = static_cast<unsigned char*>(workspace);
+      std::memset(w, kWorkspaceScribble, std::min(workspace_bytes, kWorkspaceHead));
+      const size_t tail = std::min(workspace_bytes, kWorkspaceTail);
+      std::memset(w + workspace_bytes - tail, kWorkspaceScribble, tail);
+    }
     const size_t es = elem_size(type);
     for (int i = 0; i < batch; ++i) {
       const char* a = static_cast<const char*>(A) + static_cast<size_t>(sa * i) * es;
@@ -162,7 +184,9 @@ cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb
          sa,
          sb,
          sc,
-         batch};
+         batch,
+         h->user_workspace ? h->workspace : nullptr,
+         h->user_workspace ? h->workspace_bytes : 0};
   Stream* s = nullptr;
   {
     const int saved = current_device_index();
@@ -182,10 +206,29 @@ cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb
       return CUBLAS_STATUS_EXECUTION_FAILED;
     }
   }
+  if (g.workspace_bytes) {
+    // The whole range must be live memory of the stream's device (a block still handed out).
+    const char* first = static_cast<const char*>(g.workspace);
+    for (const void* p : {static_cast<const void*>(first),
+                          static_cast<const void*>(first + g.workspace_bytes - 1)}) {
+      const PointerInfo info = classify(p);
+      if (info.kind != MemoryKind::DeviceLive || info.device != s->device ||
+          (p == first &&
+           first + g.workspace_bytes > reinterpret_cast<const char*>(info.base) + info.size)) {
+        set_sticky(s->device, cudaErrorIllegalAddress,
+                   "cublasGemmEx on cuda:" + std::to_string(s->device) +
+                       " was given a workspace of " + std::to_string(g.workspace_bytes) +
+                       " bytes whose " + (p == first ? "start" : "end") + " is " +
+                       describe(info, p));
+        return CUBLAS_STATUS_EXECUTION_FAILED;
+      }
+    }
+  }
   if (k == 0) {  // C = beta * C: run through the same path with an empty product
     g.k = 0;
   }
   s->enqueue(Task{[g] { g.run(); }, {s->device}, "cublasGemmEx"});
+  t_last_gemm = {s->device, h->stream, h->user_workspace, h->workspace, h->workspace_bytes};
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -207,7 +250,24 @@ cublasStatus_t cublasDestroy(cublasHandle_t handle) {
 cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream) {
   if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
   handle->stream = stream;
+  // cuBLAS: "unconditionally resets the cuBLAS library workspace back to the default pool".
+  handle->user_workspace = false;
+  handle->workspace = nullptr;
+  handle->workspace_bytes = 0;
   return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void* workspace, size_t bytes) {
+  if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (reinterpret_cast<uintptr_t>(workspace) % 256 != 0) return CUBLAS_STATUS_INVALID_VALUE;
+  handle->user_workspace = true;
+  handle->workspace = workspace;
+  handle->workspace_bytes = bytes;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cuda_sim::CublasGemmRecord cuda_sim::last_cublas_gemm() {
+  return t_last_gemm;
 }
 
 const char* cublasGetStatusName(cublasStatus_t s) {

@@ -35,7 +35,15 @@ enum cublasGemmAlgo_t { CUBLAS_GEMM_DEFAULT = -1, CUBLAS_GEMM_DEFAULT_TENSOR_OP 
 
 EMBER_SIM_API cublasStatus_t cublasCreate(cublasHandle_t* handle);
 EMBER_SIM_API cublasStatus_t cublasDestroy(cublasHandle_t handle);
+// Also puts the handle back on cuBLAS's default workspace pool, as cuBLAS does.
 EMBER_SIM_API cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream);
+// A user-owned device workspace for the following calls: CUBLAS_STATUS_INVALID_VALUE unless
+// `workspace` is 256-byte aligned. Any size is accepted, 0 included (no workspace at all: cuBLAS
+// then picks kernels that need none); the GEMMs check that the range is live memory of their
+// stream's device and write to it, as cuBLAS's kernels do.
+EMBER_SIM_API cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void* workspace,
+                                                   size_t workspaceSizeInBytes);
+#define cublasSetWorkspace cublasSetWorkspace_v2
 EMBER_SIM_API const char* cublasGetStatusName(cublasStatus_t status);
 EMBER_SIM_API const char* cublasGetStatusString(cublasStatus_t status);
 

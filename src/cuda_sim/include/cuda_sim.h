@@ -35,6 +35,18 @@ EMBER_SIM_API std::string describe_pointer(const void* ptr);
 constexpr unsigned char kPoisonByte = 0xff;
 // Number of kernels that have run to completion (all devices), for tests.
 EMBER_SIM_API uint64_t kernels_completed();
+// The last GEMM the calling host thread queued through cuBLAS: its device and stream, and the
+// workspace bound to the handle then (user_workspace false: cuBLAS's default pool, as after
+// cublasSetStream). For tests that check which workspace a library gave cuBLAS on which stream.
+struct CublasGemmRecord {
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  bool user_workspace = false;
+  const void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+};
+EMBER_SIM_API CublasGemmRecord last_cublas_gemm();
+
 // Number of times a host thread waited for device work (stream/event/device synchronize,
 // blocking copies, cudaFree), for tests that prove a code path never syncs.
 EMBER_SIM_API uint64_t host_waits();
