@@ -1,11 +1,21 @@
 #pragma once
 // 16-bit floating point host types. The conversions are plain bit arithmetic marked EMBER_HD, so
-// the CPU and the CUDA kernels round exactly the same way (round to nearest even).
+// the CPU and the CUDA kernels round exactly the same way (round to nearest even). On sm_80+ the
+// device uses the hardware conversions, which round the same way; NaNs, where the hardware gives
+// its canonical NaN, keep the bit arithmetic's sign and payload, so results stay bit-identical.
 #include <cstdint>
 #include <cstring>
 #include <ostream>
 
 #include "ember/macros.h"
+
+#if defined(__CUDACC__)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define EMBER_NATIVE_16BIT_CONVERSIONS 1
+#endif
 
 namespace ember {
 namespace detail {
@@ -30,6 +40,9 @@ EMBER_HD_INLINE float bits_float(uint32_t u) {
 }
 
 EMBER_HD_INLINE uint16_t float_to_half_bits(float f) {
+#if defined(EMBER_NATIVE_16BIT_CONVERSIONS)
+  if (f == f) return __half_as_ushort(__float2half_rn(f));
+#endif
   uint32_t x = float_bits(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t exp = (x >> 23) & 0xffu;
@@ -54,6 +67,9 @@ EMBER_HD_INLINE uint16_t float_to_half_bits(float f) {
 }
 
 EMBER_HD_INLINE float half_bits_to_float(uint16_t h) {
+#if defined(EMBER_NATIVE_16BIT_CONVERSIONS)
+  if ((h & 0x7fffu) <= 0x7c00u) return __half2float(__ushort_as_half(h));  // not NaN
+#endif
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t mant = h & 0x3ffu;
@@ -68,13 +84,20 @@ EMBER_HD_INLINE float half_bits_to_float(uint16_t h) {
 }
 
 EMBER_HD_INLINE uint16_t float_to_bf16_bits(float f) {
+#if defined(EMBER_NATIVE_16BIT_CONVERSIONS)
+  if (f == f) return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+#endif
   uint32_t x = float_bits(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // nan
   uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
   return static_cast<uint16_t>((x + rounding) >> 16);
 }
 EMBER_HD_INLINE float bf16_bits_to_float(uint16_t b) {
+#if defined(EMBER_NATIVE_16BIT_CONVERSIONS)
+  return __bfloat162float(__ushort_as_bfloat16(b));  // a shift, NaN payloads included
+#else
   return bits_float(static_cast<uint32_t>(b) << 16);
+#endif
 }
 
 }  // namespace detail
