@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <ember/amp.h>
 #include <ember/ember.h>
 #include <ember/nn.h>
 #include <ember/optim.h>
@@ -271,17 +272,64 @@ void train_rows(Runner& r) {
            [&] { train_step(cnn, copt, cx, cy); });
 }
 
+// Mixed precision (issue 12: autocast steps <= 0.8x PyTorch eager's time with GradScaler): the
+// train rows' MLP (batch 128) and CNN (batch 64) with forward and loss under float16 autocast and
+// a GradScaler, and under bfloat16 autocast without one (its range is float32's).
+void amp_step(tt::nn::Sequential& model, tt::optim::Adam& opt, const tt::Tensor& x,
+              const tt::Tensor& y, ember::ScalarType dtype, ember::amp::GradScaler* scaler) {
+  opt.zero_grad();
+  tt::Tensor loss;
+  {
+    ember::amp::autocast region(ember::kCUDA, dtype);
+    loss = tt::nn::functional::cross_entropy(model->forward(x), y);
+  }
+  if (scaler) {
+    scaler->scale(loss).backward();
+    scaler->step(opt);
+    scaler->update();
+  } else {
+    loss.backward();
+    opt.step();
+  }
+}
+
+void amp_rows(Runner& r) {
+  if (!r.wants("amp")) return;
+  for (bool fp16 : {true, false}) {
+    const ember::ScalarType dtype = fp16 ? ember::kHalf : ember::kBFloat16;
+    tt::manual_seed(0);
+    tt::nn::Sequential mlp = make_mlp();
+    mlp->to(kGpu);
+    tt::optim::Adam opt(mlp->parameters(), tt::optim::AdamOptions(1e-3));
+    ember::amp::GradScaler scaler;
+    tt::Tensor x = tt::randn({128, 784}, kGpu), y = tt::randint(0, 10, {128}).to(kGpu);
+    time_gpu(r, "amp", fp16 ? "amp_fp16_mlp_step_b128" : "amp_bf16_mlp_step_b128",
+             Unit::kMilliseconds, 0,
+             [&] { amp_step(mlp, opt, x, y, dtype, fp16 ? &scaler : nullptr); });
+    tt::manual_seed(0);
+    tt::nn::Sequential cnn = make_cnn();
+    cnn->to(kGpu);
+    tt::optim::Adam copt(cnn->parameters(), tt::optim::AdamOptions(1e-3));
+    ember::amp::GradScaler cscaler;
+    tt::Tensor cx = tt::randn({64, 1, 28, 28}, kGpu), cy = tt::randint(0, 10, {64}).to(kGpu);
+    time_gpu(r, "amp", fp16 ? "amp_fp16_cnn_step_b64" : "amp_bf16_cnn_step_b64",
+             Unit::kMilliseconds, 0,
+             [&] { amp_step(cnn, copt, cx, cy, dtype, fp16 ? &cscaler : nullptr); });
+  }
+}
+
 }  // namespace
 }  // namespace bench
 
 static const char* kUsage =
-    "bench_ember_cuda [--groups alloc,copy,launch,kernels,gemm,train] [--filter NAME] [--quick] "
+    "bench_ember_cuda [--groups alloc,copy,launch,kernels,gemm,train,amp] [--filter NAME] "
+    "[--quick] "
     "[--out FILE]\n";
 
 int main(int argc, char** argv) {
   bench::Options opts = bench::parse_args(argc, argv, kUsage);
   if (opts.list_only) {
-    std::puts("alloc copy launch kernels gemm train");
+    std::puts("alloc copy launch kernels gemm train amp");
     return 0;
   }
   if (!ember::cuda::is_available()) {
@@ -296,6 +344,7 @@ int main(int argc, char** argv) {
   bench::kernel_rows(r);
   bench::gemm_rows(r);
   bench::train_rows(r);
+  bench::amp_rows(r);
   r.write_json("ember " + std::string(EMBER_BENCH_VERSION) + " on " +
                ember::cuda::get_device_name(0));
   return 0;

@@ -94,6 +94,10 @@ TARGETS = [
     ("gemm_bf16_8192", "pytorch", ">=", 0.95),
     ("mlp_step_b128", "pytorch", "<=", 0.8),
     ("cnn_step_b64", "pytorch", "<=", 0.8),
+    ("amp_fp16_mlp_step_b128", "pytorch", "<=", 0.8),  # issue 12
+    ("amp_fp16_cnn_step_b64", "pytorch", "<=", 0.8),
+    ("amp_bf16_mlp_step_b128", "pytorch", "<=", 0.8),
+    ("amp_bf16_cnn_step_b64", "pytorch", "<=", 0.8),
     ("launch_add_16", "pytorch", "<=", 0.5),
     ("chain10_16", "pytorch", "<=", 0.5),
 ]
@@ -172,6 +176,36 @@ def pytorch_rows(r):
     copt = torch.optim.Adam(cnn.parameters(), lr=1e-3)
     cx, cy = torch.randn(64, 1, 28, 28, device=dev), torch.randint(0, 10, (64,), device=dev)
     r.gpu("train", "cnn_step_b64", "ms", 0, lambda: step(cnn, copt, cx, cy))
+
+    # Mixed precision (issue 12): forward and loss under autocast; float16 with a GradScaler.
+    def amp_step(model, opt, xb, yb, dtype, scaler):
+        opt.zero_grad()
+        with torch.autocast("cuda", dtype=dtype):
+            loss = F.cross_entropy(model(xb), yb)
+        if scaler is None:
+            loss.backward()
+            opt.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+
+    for tag, dtype in (("fp16", torch.float16), ("bf16", torch.bfloat16)):
+        torch.manual_seed(0)
+        amlp = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10)).to(dev)
+        aopt = torch.optim.Adam(amlp.parameters(), lr=1e-3)
+        ascaler = torch.cuda.amp.GradScaler() if tag == "fp16" else None
+        ax, ay = torch.randn(128, 784, device=dev), torch.randint(0, 10, (128,), device=dev)
+        r.gpu("amp", "amp_fp16_mlp_step_b128" if tag == "fp16" else "amp_bf16_mlp_step_b128", "ms", 0,
+              lambda: amp_step(amlp, aopt, ax, ay, dtype, ascaler))
+        acnn = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(),
+                             nn.Linear(128, 10)).to(dev)
+        acopt = torch.optim.Adam(acnn.parameters(), lr=1e-3)
+        acscaler = torch.cuda.amp.GradScaler() if tag == "fp16" else None
+        r.gpu("amp", "amp_fp16_cnn_step_b64" if tag == "fp16" else "amp_bf16_cnn_step_b64", "ms", 0,
+              lambda: amp_step(acnn, acopt, cx, cy, dtype, acscaler))
     return f"PyTorch {torch.__version__} on {torch.cuda.get_device_name(0)}"
 
 
