@@ -34,7 +34,7 @@ Tensor index_vector(const Tensor& index, const char* op, bool int32_allowed) {
               python_name(index.dtype()));
   EMBER_CHECK(index.dim() <= 1, IndexError, op, "(): Index is supposed to be a vector, got ",
               index.dim(), "-D index of shape ", index.sizes());
-  Tensor idx = index.reshape({index.numel()}).contiguous();  // read in place by the bounds check
+  Tensor idx = index.reshape({index.numel()});
   return idx.dtype() == kLong ? idx : idx.to(kLong);
 }
 
@@ -57,18 +57,10 @@ void check_slices(const Tensor& self, int64_t d, const Tensor& idx, const Tensor
               "(): source tensor shape must match self tensor shape, excluding the specified "
               "dimension ",
               d, ". Got self.shape = ", self.sizes(), " source.shape = ", source.sizes());
-  if (idx.is_cpu() && idx.numel() > 0) {
-    const int64_t size = self.dim() == 0 ? 1 : self.size(d);
-    const auto* p = idx.data_ptr<int64_t>();
-    for (int64_t i = 0; i < idx.numel(); ++i) {
-      EMBER_CHECK(p[i] >= 0 && p[i] < size, IndexError, op, "(): index ", p[i],
-                  " is out of bounds for dimension ", d, " with size ", size);
-    }
-  }
 }
 
 // scatter_add: index, self and src of one rank; index no larger than src, nor than self outside
-// dim.
+// dim. Index bounds are the backend's to check (the CPU before writing, CUDA in the kernel).
 void check_scatter(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
   const char* op = "scatter_add";
   EMBER_CHECK(index.dtype() == kLong, TypeError, op, "(): Expected dtype int64 for index, got ",
@@ -87,15 +79,6 @@ void check_scatter(const Tensor& self, int64_t d, const Tensor& index, const Ten
                 ValueError, op, "(): Expected index ", index.sizes(), " to be smaller than self ",
                 self.sizes(), " apart from dimension ", d, " and to be smaller size than src ",
                 src.sizes());
-  }
-  if (index.is_cpu() && index.numel() > 0) {
-    Tensor c = index.contiguous();
-    const auto* p = c.data_ptr<int64_t>();
-    const int64_t size = self.size(d);
-    for (int64_t i = 0; i < c.numel(); ++i) {
-      EMBER_CHECK(p[i] >= 0 && p[i] < size, IndexError, op, "(): index ", p[i],
-                  " is out of bounds for dimension ", d, " with size ", size);
-    }
   }
 }
 
