@@ -129,7 +129,7 @@ const std::vector<FnCase>& fn_cases() {
       {"tanh", VecUnary::kTanh, [](LD x) { return std::tanh(x); }, 1.0, 1.0},
       {"sigmoid", VecUnary::kSigmoid, ref_sigmoid, 2.5, 2.5},
       {"silu", VecUnary::kSilu, ref_silu, 2.5, 2.5},
-      {"gelu", VecUnary::kGelu, ref_gelu, 6.0, 2.5},
+      {"gelu", VecUnary::kGelu, ref_gelu, 5.0, 2.5},
       {"gelu_tanh", VecUnary::kGeluTanh, ref_gelu_tanh, 3.0, 3.0},
       {"erf", VecUnary::kErf, [](LD x) { return std::erf(x); }, 1.0, 1.0},
   };

@@ -42,12 +42,12 @@ struct F32x8 {
   static R abs(R a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
   static R min(R a, R b) { return _mm256_min_ps(a, b); }
   static R max(R a, R b) { return _mm256_max_ps(a, b); }  // b where either is NaN
-  static R select_negative(R x, R a, R b) {
-    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
+  static R select_nonpositive(R x, R a, R b) {
+    return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LE_OQ));
   }
   static R round(R a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-  // u * 2^q for integral q in [-190, 63] (exp_nonpositive's range): 2^(q + 64) is a normal float,
-  // and the exact 2^-64 after it rounds a subnormal result once.
+  // u * 2^q for integral q in [-190, 63] (exp_minus_half_square's range): 2^(q + 64) is a normal
+  // float, and the exact 2^-64 after it rounds a subnormal result once.
   static R scale(R u, R q) {
     const __m256i biased = _mm256_add_epi32(_mm256_cvtps_epi32(q), _mm256_set1_epi32(127 + 64));
     const R pow2 = _mm256_castsi256_ps(_mm256_slli_epi32(biased, 23));

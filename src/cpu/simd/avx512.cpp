@@ -39,8 +39,8 @@ struct F32x16 {
   static R abs(R a) { return _mm512_abs_ps(a); }
   static R min(R a, R b) { return _mm512_min_ps(a, b); }
   static R max(R a, R b) { return _mm512_max_ps(a, b); }  // b where either is NaN
-  static R select_negative(R x, R a, R b) {
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), b, a);
+  static R select_nonpositive(R x, R a, R b) {
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LE_OQ), b, a);
   }
   static R round(R a) {
     return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);

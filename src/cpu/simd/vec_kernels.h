@@ -4,7 +4,7 @@
 // of W lanes of T: load/store, load_n/store_n (the first n lanes, the rest of a load filled with a
 // value), set1, arithmetic, max (the second operand where either is NaN), reduce_add/reduce_max
 // and SLEEF's exp/log/log1p/tanh/erf; for float also fmadd a*b+c, fmsub a*b-c, fnmadd c-a*b, abs,
-// min, select_negative(x, a, b) (a where x < 0, else b), round (to nearest integer) and
+// min, select_nonpositive(x, a, b) (a where x <= 0, else b), round (to nearest integer) and
 // scale(u, q) = u * 2^q, which gelu_f32 uses.
 //
 // Only this header, <immintrin.h> and <sleef.h> may be included next to it: any inline function
@@ -77,12 +77,15 @@ struct Ops {
   // GELU in float, x * Phi(x) with Phi(x) = erfc(-x / sqrt(2)) / 2, in the erfc form, which keeps
   // the digits of the negative tail that x * 0.5 * (1 + erf(x / sqrt(2))) cancels away (all of them
   // below x = -5.5, where the formula gives 0 or a multiple of 2^-25 * x):
-  //   c = Phi(-|x|) = exp(-x^2 / 2) * G(q) / (2 (w + 3)),  w = |x| / sqrt(2),  q = (w - 3) / (w +
-  //   3) gelu(x) = x < 0 ? x * c : x * (1 - c)
-  // G(q) = erfcx(w) * (w + 3) lies in [0.56, 3] (well conditioned); its degree-9 polynomial was
-  // fitted with mpmath, `chebyfit(G, [-1, 8/14], 10)`, to 8e-9 relative on w in [0, 11]. x^2 keeps
-  // its rounding error (fma), which exp(-x^2 / 2) would otherwise magnify by x^2 / 2. The result is
-  // within 6 ulp over the whole range (tests/test_cpu_vector_math.cpp); SLEEF's 1-ulp erf in the
+  //   t = x Phi(-|x|) = x / (w + 3) * G(q) / 2 * exp(-x^2 / 2)
+  //   w = |x| / sqrt(2),  q = (w - 3) / (w + 3)
+  //   gelu(x) = x <= 0 ? t : x - t   (x <= 0 keeps -0's sign)
+  // G(q) = erfcx(w) * (w + 3) lies in [0.56, 3] (well conditioned, unlike erfcx(w) itself, whose
+  // polynomial in q loses 5 ulp to its own roundings near w = 10); its degree-9 polynomial was
+  // fitted with mpmath, `chebyfit(G, [-1, 8/14], 10)`, to 8e-9 relative on w in [0, 11].
+  // The kernel is bound by its multiply-adds (Zen 4 runs each 512-bit one as two halves), so the
+  // divider, a separate unit, takes both quotients, and exp(-x^2 / 2) reduces x^2 itself (below).
+  // Within 5 ulp over the whole range (tests/test_cpu_vector_math.cpp); SLEEF's 1-ulp erf in the
   // functor's formula costs five times as much as this whole function, and PyTorch's own erf
   // (1.5e-7 absolute) is as inexact as the formula in the tail.
   static R gelu_f32(R x) {
@@ -91,40 +94,47 @@ struct Ops {
                                        -6.089743110e-04f, -1.341939718e-02f, 5.976345390e-02f,
                                        -1.552331746e-01f, 2.951142490e-01f,  -4.416972399e-01f,
                                        5.370034575e-01f};
-    // Beyond |x| = 15, Phi(-|x|) is below the smallest float: c = 0. The clamp also keeps inf out
-    // of q; NaN becomes 15 here and stays NaN through the final product.
-    const R ax = V::min(V::abs(x), V::set1(15.0f));
-    const R minus_half_ax = V::mul(ax, V::set1(-0.5f));
-    const R a = V::mul(minus_half_ax, ax);          // -x^2 / 2, rounded
-    const R a_lo = V::fmsub(minus_half_ax, ax, a);  // and what the rounding lost
-    const R e = exp_nonpositive(a, a_lo);           // exp(-x^2 / 2)
+    // Beyond |x| = 15, Phi(-|x|) is below the smallest float: the product is 0. The clamps also
+    // keep inf out of q and of x / (w + 3) (+inf gives inf - 0; -inf gives -inf * 0 = NaN, as the
+    // functor); NaN becomes 15 in both and stays NaN through x - that.
+    const R fifteen = V::set1(15.0f);
+    const R ax = V::min(V::abs(x), fifteen);
+    const R e = exp_minus_half_square(ax);
     const R rsqrt2 = V::set1(0.70710678118654752440f), three = V::set1(3.0f);
-    const R d = V::div(V::set1(1.0f), V::fmadd(ax, rsqrt2, three));  // 1 / (w + 3)
-    const R q = V::mul(V::fmsub(ax, rsqrt2, three), d);              // (w - 3) / (w + 3)
+    const R w_plus_3 = V::fmadd(ax, rsqrt2, three);
+    const R q = V::div(V::fmsub(ax, rsqrt2, three), w_plus_3);
+    const R x_over = V::div(V::min(x, fifteen), w_plus_3);
     R g = V::set1(kHalfG[0]);
     for (int i = 1; i < 10; ++i) g = V::fmadd(g, q, V::set1(kHalfG[i]));
-    const R half_r = V::mul(g, d);  // erfcx(w) / 2
-    // x < 0: (x * erfcx(w) / 2) * e, so a subnormal e does not cost the product its digits.
-    const R neg = V::mul(V::mul(x, half_r), e);
-    const R pos = V::mul(x, V::fnmadd(half_r, e, V::set1(1.0f)));
-    return V::select_negative(x, neg, pos);
+    // e last, so a subnormal e costs the product no more than its own rounding.
+    const R x_phi_neg = V::mul(V::mul(x_over, g), e);
+    return V::select_nonpositive(x, x_phi_neg, V::sub(x, x_phi_neg));
   }
 
-  // e^(a + a_lo) for a in [-113, 0], inline: SLEEF's expf algorithm (xexpf: a two-constant
-  // reduction by ln 2 and its degree-6 polynomial, 1 ulp) without the call, which in gelu costs as
-  // much as all the rest; V::scale multiplies by 2^q in one rounding, subnormal results included.
-  // a_lo is a small correction to a (|a_lo| <= ulp(a)), added after the reduction.
-  static R exp_nonpositive(R a, R a_lo) {
-    const R q = V::round(V::mul(a, V::set1(1.44269504088896341f)));
-    R s = V::fmadd(q, V::set1(-0.693145751953125f), a);
-    s = V::add(V::fmadd(q, V::set1(-1.428606765330187045e-06f), s), a_lo);
-    static constexpr float kP[] = {0.000198527617612853646278381f, 0.00139304355252534151077271f,
-                                   0.00833336077630519866943359f,  0.0416664853692054748535156f,
-                                   0.166666671633720397949219f,    0.5f};
+  // exp(-a^2 / 2) for a in [0, 15], inline (as a call it would cost as much as the rest of gelu).
+  // a^2 is split exactly into a2 + a2_lo (fma), since the exponent's rounding error would be
+  // magnified by a^2 / 2 in the result. The reduction works on a2 itself, which saves the halving:
+  //   exp(-a^2 / 2) = 2^n exp(-r / 2),  n = round(-a2 / 2 / ln 2),  r = a2 + 2 n ln 2 + a2_lo,
+  // with |r| <= ln 2 and 2 ln 2 in two parts (SLEEF's expf split, doubled) so that a2 + 2 n ln2_hi
+  // is exact. exp(-r / 2) is a degree-6 polynomial in r with the leading 1 - r / 2 exact, the rest
+  // fitted with mpmath (`chebyfit`, 8e-9 absolute); V::scale multiplies by 2^n in one rounding,
+  // subnormal results included.
+  static R exp_minus_half_square(R a) {
+    static constexpr float kP[] = {2.175966185580e-05f,
+                                   -2.613493453976e-04f,
+                                   2.604159663575e-03f,
+                                   -2.083322123712e-02f,
+                                   1.25e-01f,
+                                   -0.5f,
+                                   1.0f};
+    const R a2 = V::mul(a, a);
+    const R a2_lo = V::fmsub(a, a, a2);
+    const R n = V::round(V::mul(a2, V::set1(-0.5f * 1.44269504088896341f)));
+    R r = V::fmadd(n, V::set1(2 * 0.693145751953125f), a2);
+    r = V::add(V::fmadd(n, V::set1(2 * 1.428606765330187045e-06f), r), a2_lo);
     R u = V::set1(kP[0]);
-    for (int i = 1; i < 6; ++i) u = V::fmadd(u, s, V::set1(kP[i]));
-    u = V::add(V::set1(1.0f), V::fmadd(V::mul(s, s), u, s));
-    return V::scale(u, q);
+    for (int i = 1; i < 7; ++i) u = V::fmadd(u, r, V::set1(kP[i]));
+    return V::scale(u, n);
   }
 
   // 0.5 x (1 + tanh(t)), t = sqrt(2/pi) (x + 0.044715 x^3), written as x / (1 + exp(-2t)): the
