@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "ember/cuda.h"
 #include "ember/distributed.h"
@@ -89,12 +91,28 @@ TEST_P(Collectives, LargeAllReduceSumsExactly) {
   const int world = GetParam();
   run(world, [world] {
     init();
-    const int64_t n = 3 * (1 << 20) + 17;  // several of Gloo's 1 MiB segments, odd tail
+    const int64_t n = 3 * (1 << 20) + 17;  // several 4 MiB segments per rank's share, odd tail
     Tensor t = ember::full({n}, static_cast<double>(dist::get_rank() + 1), ember::kFloat);
     dist::all_reduce(t);
     const float want = static_cast<float>(world * (world + 1) / 2);
     EXPECT_EQ(t.min().item<float>(), want);
     EXPECT_EQ(t.max().item<float>(), want);
+
+    // A group of its own with 64 KiB segments (Gloo's ring then sends each share in dozens of
+    // pieces), over the rendezvous store rank 0 runs.
+    dist::TCPStoreOptions client;
+    client.port = static_cast<uint16_t>(std::stoi(std::getenv("MASTER_PORT")));
+    auto store = std::make_shared<dist::PrefixStore>(
+        "small-segments", std::make_shared<dist::TCPStore>(std::getenv("MASTER_ADDR"), client));
+    dist::ProcessGroupGloo::Options options;
+    options.timeout = kTimeout;
+    options.allreduce_segment_bytes = 64 << 10;
+    dist::ProcessGroupGloo group(store, dist::get_rank(), world, options);
+    Tensor u = ember::arange(n, ember::kDouble) * (dist::get_rank() + 1);
+    std::vector<Tensor> tensors{u};
+    group.allreduce(tensors)->wait();
+    EXPECT_TRUE(u.equal(ember::arange(n, ember::kDouble) * static_cast<double>(want)));
+    group.shutdown();
     dist::destroy_process_group();
   });
 }
@@ -272,6 +290,21 @@ TEST(Distributed, NotInitializedSaysSo) {
   EXPECT_TRUE(
       ember::testing::contains(ember::testing::error_of<dist::DistError>([] { dist::get_rank(); }),
                                "call init_process_group"));
+}
+
+TEST(Distributed, GlooSegmentSizeMustBePositive) {
+  dist::TCPStoreOptions master;
+  master.port = 0;
+  master.is_master = true;
+  master.num_workers = 1;
+  master.wait_for_workers = false;
+  auto store = std::make_shared<dist::TCPStore>("127.0.0.1", master);
+  dist::ProcessGroupGloo::Options options;
+  options.allreduce_segment_bytes = 0;
+  const std::string message = ember::testing::error_of<ember::ValueError>(
+      [&] { dist::ProcessGroupGloo group(store, 0, 1, options); });
+  EXPECT_TRUE(ember::testing::contains(message, "allreduce_segment_bytes must be positive, got 0"))
+      << message;
 }
 
 TEST(Distributed, WorldOfOneNeedsNoPeers) {

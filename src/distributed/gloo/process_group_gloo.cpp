@@ -236,6 +236,9 @@ ProcessGroupGloo::ProcessGroupGloo(const std::shared_ptr<Store>& store, int rank
   EMBER_CHECK(store != nullptr, ValueError, "ProcessGroupGloo: the store is null");
   EMBER_CHECK(size >= 1 && rank >= 0 && rank < size, ValueError, "ProcessGroupGloo: rank ", rank,
               " is out of range for world size ", size);
+  EMBER_CHECK(options.allreduce_segment_bytes > 0, ValueError,
+              "ProcessGroupGloo: allreduce_segment_bytes must be positive, got ",
+              options.allreduce_segment_bytes);
   // Gloo writes to its peers without MSG_NOSIGNAL: a peer that died would kill this process
   // with SIGPIPE instead of failing the collective (Python, and so PyTorch, ignores SIGPIPE).
   // A handler the program installed itself is left alone.
@@ -314,6 +317,7 @@ std::shared_ptr<Work> ProcessGroupGloo::allreduce(std::vector<Tensor>& tensors,
     });
     o.setTag(tag);
     o.setTimeout(timeout);
+    o.setMaxSegmentSize(impl->options.allreduce_segment_bytes);
     gloo::allreduce(o);
     if (opts.reduceOp == ReduceOp::AVG) h.div_(impl->size);
     staged->write_back();
