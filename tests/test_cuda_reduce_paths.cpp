@@ -496,3 +496,99 @@ TEST(CudaSoftmaxPaths, OtherDimsAreStrided) {
     expect_softmax_matches_cpu(x, 1, "dim 1 of 4x33x5");
   }
 }
+
+// ---- arg max/min of contiguous rows (cuda::plan_arg_rows, arg_rows_kernel) ----
+
+TEST(CudaArgRowsPlan, LongRowsTakeBlocksAndFewRowsSplit) {
+  using cuda::plan_arg_rows;
+  // A full argmax of 64M floats: one row split to fill four waves of 132 SMs.
+  const auto full = plan_arg_rows(1, int64_t(1) << 26, kH100Sms);
+  EXPECT_TRUE(full.rows);
+  EXPECT_EQ(full.splits, kH100Sms * cuda::kReduceBlocksPerSM * cuda::kReduceWaves);
+  EXPECT_GE(full.chunk * full.splits, int64_t(1) << 26);
+  EXPECT_GE(full.chunk, cuda::kArgMinSplitElems);
+  // logits.argmax(-1) over a 32000-word vocabulary for 8192 tokens: a block per row, no split.
+  const auto vocab = plan_arg_rows(8192, 32000, kH100Sms);
+  EXPECT_TRUE(vocab.rows);
+  EXPECT_EQ(vocab.splits, 1);
+  EXPECT_EQ(vocab.grid_x, 8192);
+  // Ten classes: one thread per row scans it.
+  EXPECT_FALSE(plan_arg_rows(128, 10, kH100Sms).rows);
+  EXPECT_FALSE(plan_arg_rows(0, 5000, kH100Sms).rows);
+  // Rows too short to split keep one block each.
+  EXPECT_EQ(plan_arg_rows(4, 300, kH100Sms).splits, 1);
+  // The simulated devices' single SM: 32 blocks fill it.
+  EXPECT_EQ(plan_arg_rows(1, 100000, kSimSms).splits, 25);
+  EXPECT_EQ(plan_arg_rows(50, 300, kSimSms).splits, 1);
+}
+
+namespace {
+
+// argmax/argmin/max(dim)/min(dim) along `dim` on every CUDA device against the CPU, exactly.
+void expect_arg_matches_cpu(const Tensor& x_cpu, int64_t dim, const std::string& what) {
+  for (const Device& dev : et::cuda_devices()) {
+    const std::string ctx = what + " " + to_string(x_cpu.dtype()) + " on " + dev.str();
+    const Tensor x = x_cpu.to(dev);
+    expect_close(x.argmax(dim).cpu(), x_cpu.argmax(dim), 0, 0, ctx + " argmax");
+    expect_close(x.argmin(dim, true).cpu(), x_cpu.argmin(dim, true), 0, 0, ctx + " argmin");
+    auto [v, i] = x.max(dim);
+    auto [v_cpu, i_cpu] = x_cpu.max(dim);
+    expect_close(v.cpu(), v_cpu, 0, 0, ctx + " max values");
+    expect_close(i.cpu(), i_cpu, 0, 0, ctx + " max indices");
+    auto [w, j] = x.min(dim);
+    auto [w_cpu, j_cpu] = x_cpu.min(dim);
+    expect_close(w.cpu(), w_cpu, 0, 0, ctx + " min values");
+    expect_close(j.cpu(), j_cpu, 0, 0, ctx + " min indices");
+  }
+}
+
+}  // namespace
+
+TEST(CudaArgRows, TiesNaNsAndSplitsMatchTheCpu) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  struct Shape {
+    std::vector<int64_t> sizes;
+    const char* name;
+  };
+  // On one simulated SM: 25 splits, 2 splits, one block per row (K >= 32), a 3-D tensor's last
+  // dim, and rows too short for blocks (one thread per row).
+  const std::vector<Shape> shapes = {{{1, 100000}, "1x100000 (25 splits)"},
+                                     {{3, 5000}, "3x5000 (2 splits)"},
+                                     {{50, 300}, "50x300 (a block per row)"},
+                                     {{2, 3, 700}, "2x3x700"},
+                                     {{40, 7}, "40x7 (thread per row)"}};
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kChar}) {
+    for (const Shape& s : shapes) {
+      manual_seed(et::seed_for(s.name) + static_cast<int>(dt));
+      // Integers 0..5: every row has many ties, across threads and splits.
+      const Tensor ties = randint(0, 6, s.sizes, kLong).to(dt);
+      expect_arg_matches_cpu(ties, -1, std::string(s.name) + " ties");
+    }
+  }
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  for (ScalarType dt : {kFloat, kHalf, kDouble}) {
+    for (const Shape& s : shapes) {
+      manual_seed(et::seed_for(s.name) + 100 + static_cast<int>(dt));
+      Tensor x = randn(s.sizes, kDouble);
+      const int64_t D = s.sizes.back();
+      Tensor rows = x.reshape({-1, D});
+      // Row 0: two NaNs, the later one in an earlier thread's stride: the first NaN wins.
+      rows.select(0, 0).select(0, D - 1).fill_(nan);
+      rows.select(0, 0).select(0, D / 2 + 1).fill_(nan);
+      // Last row: +inf and -inf, each twice.
+      Tensor last = rows.select(0, rows.size(0) - 1);
+      last.select(0, 3).fill_(inf);
+      last.select(0, D - 2).fill_(inf);
+      last.select(0, 1).fill_(-inf);
+      last.select(0, D - 1).fill_(-inf);
+      expect_arg_matches_cpu(x.to(dt), -1, std::string(s.name) + " NaN/inf");
+    }
+  }
+  // The full argmax of a 2-D tensor is one flattened row (split).
+  manual_seed(et::seed_for("full argmax"));
+  const Tensor big = randint(0, 1000, {300, 400}, kLong).to(kFloat);
+  for (const Device& dev : et::cuda_devices()) {
+    EXPECT_EQ(big.to(dev).argmax().item<int64_t>(), big.argmax().item<int64_t>()) << dev.str();
+    EXPECT_EQ(big.to(dev).argmin().item<int64_t>(), big.argmin().item<int64_t>()) << dev.str();
+  }
+}

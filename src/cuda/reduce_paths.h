@@ -155,4 +155,31 @@ inline ReducePlan plan_reduction(const ReduceLayout& L, int sm_count) {
   return p;
 }
 
+// Arg max/min along a contiguous dim (logits.argmax(-1), a full argmax of a flattened tensor):
+// rows of at least kArgRowsMinLength take a block of kReduceThreads each (shorter rows: one thread
+// per row scans it, as for any other layout), and few long rows are split across blocks whose
+// candidates a second kernel combines in split order.
+constexpr int64_t kArgRowsMinLength = 256;
+// A split keeps at least this many elements per block.
+constexpr int64_t kArgMinSplitElems = 4096;
+
+struct ArgRowsPlan {
+  bool rows = false;   // false: one thread per output
+  int64_t grid_x = 0;  // blocks along the rows (they stride over rows beyond it)
+  int64_t splits = 1;  // blocks per row (grid y)
+  int64_t chunk = 0;   // elements of a row each split covers
+};
+
+inline ArgRowsPlan plan_arg_rows(int64_t rows, int64_t length, int sm_count) {
+  using namespace reduce_paths_detail;
+  ArgRowsPlan p;
+  if (rows == 0 || length < kArgRowsMinLength) return p;
+  const int64_t target = std::max(1, sm_count) * kReduceBlocksPerSM * kReduceWaves;
+  p.rows = true;
+  p.grid_x = std::min<int64_t>(rows, int64_t(1) << 20);
+  p.splits = splits_to_fill(rows, target, std::min(kMaxGridY, ceil_div(length, kArgMinSplitElems)));
+  p.chunk = ceil_div(length, p.splits);
+  return p;
+}
+
 }  // namespace ember::cuda
