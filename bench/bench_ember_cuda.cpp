@@ -194,6 +194,11 @@ void kernel_rows(Runner& r) {
   tt::Tensor m = x.view({8192, 8192});
   time_gpu(r, "kernels", "sum0_8192x8192", Unit::kGBps, 4.0 * n + 4.0 * 8192,
            [&] { tt::Tensor s = m.sum({0}); });
+  // Arg max of one long row (split across blocks) and along 32768-wide rows (a block per row).
+  time_gpu(r, "kernels", "argmax_64M", Unit::kGBps, 4.0 * n, [&] { tt::Tensor i = x.argmax(); });
+  tt::Tensor logits = x.view({2048, 32768});
+  time_gpu(r, "kernels", "argmax_rows_2048x32768", Unit::kGBps, 4.0 * n,
+           [&] { tt::Tensor i = logits.argmax(-1); });
   tt::Tensor sm = x.narrow(0, 0, int64_t(8192) * 4096).view({8192, 4096});
   time_gpu(r, "kernels", "softmax_8192x4096", Unit::kGBps, 2.0 * 4 * 8192 * 4096,
            [&] { tt::Tensor p = tt::softmax(sm, 1); });

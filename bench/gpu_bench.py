@@ -143,9 +143,12 @@ def pytorch_rows(r):
     r.gpu("kernels", "sum_64M", "GB/s", 4.0 * n, lambda: x.sum())
     m = x.view(8192, 8192)
     r.gpu("kernels", "sum0_8192x8192", "GB/s", 4.0 * n + 4.0 * 8192, lambda: m.sum(0))
+    r.gpu("kernels", "argmax_64M", "GB/s", 4.0 * n, lambda: x.argmax())
+    logits = x.view(2048, 32768)
+    r.gpu("kernels", "argmax_rows_2048x32768", "GB/s", 4.0 * n, lambda: logits.argmax(-1))
     sm = x[: 8192 * 4096].view(8192, 4096)
     r.gpu("kernels", "softmax_8192x4096", "GB/s", 2.0 * 4 * 8192 * 4096, lambda: torch.softmax(sm, 1))
-    del x, y, m, sm
+    del x, y, m, sm, logits
 
     for name, k, dtype, tf32 in (("gemm_fp32_4096", 4096, torch.float32, False),
                                  ("gemm_tf32_4096", 4096, torch.float32, True),
