@@ -270,6 +270,31 @@ const std::vector<BinaryCase>& binary_cases() {
        "torch.logical_and(a, b)", D::SmallInt, D::SmallInt, false},
       {"logical_or", [](const Tensor& a, const Tensor& b) { return ember::logical_or(a, b); },
        "torch.logical_or(a, b)", D::SmallInt, D::SmallInt, false},
+      {"logical_xor", [](const Tensor& a, const Tensor& b) { return a.logical_xor(b); },
+       "torch.logical_xor(a, b)", D::SmallInt, D::SmallInt, false},
+      {"atan2", [](const Tensor& a, const Tensor& b) { return ember::atan2(a, b); },
+       "torch.atan2(a, b)"},
+      {"hypot", [](const Tensor& a, const Tensor& b) { return a.hypot(b); }, "torch.hypot(a, b)"},
+      {"remainder", [](const Tensor& a, const Tensor& b) { return ember::remainder(a, b); },
+       "torch.remainder(a, b)", D::Normal, D::AwayFromZero},
+      {"remainder_operator", [](const Tensor& a, const Tensor& b) { return a % b; }, "a % b",
+       D::Normal, D::AwayFromZero},
+      {"fmod", [](const Tensor& a, const Tensor& b) { return a.fmod(b); }, "torch.fmod(a, b)",
+       D::Normal, D::AwayFromZero},
+      {"floor_divide", [](const Tensor& a, const Tensor& b) { return ember::floor_divide(a, b); },
+       "torch.floor_divide(a, b)", D::Normal, D::AwayFromZero, false},
+      {"div_trunc", [](const Tensor& a, const Tensor& b) { return ember::div(a, b, "trunc"); },
+       "torch.div(a, b, rounding_mode='trunc')", D::Normal, D::AwayFromZero},
+      {"div_floor", [](const Tensor& a, const Tensor& b) { return a.div(b, "floor"); },
+       "torch.div(a, b, rounding_mode='floor')", D::Normal, D::AwayFromZero},
+      {"bitwise_and", [](const Tensor& a, const Tensor& b) { return ember::bitwise_and(a, b); },
+       "torch.bitwise_and(a, b)", D::SmallInt, D::SmallInt, false},
+      {"bitwise_or_operator", [](const Tensor& a, const Tensor& b) { return a | b; }, "a | b",
+       D::SmallInt, D::SmallInt, false},
+      {"bitwise_xor_operator", [](const Tensor& a, const Tensor& b) { return a ^ b; }, "a ^ b",
+       D::SmallInt, D::SmallInt, false},
+      {"bitwise_and_operator", [](const Tensor& a, const Tensor& b) { return a & b; }, "a & b",
+       D::SmallInt, D::SmallInt, false},
   };
   return cases;
 }
@@ -343,6 +368,7 @@ struct ScalarCase {
   Tensor (*fn)(const Tensor&, const Scalar&);
   const char* torch;  // expression over a and s
   Domain domain = Domain::Normal;
+  bool differentiable = true;  // in a; comparisons are recognised by their expression
 };
 
 const std::vector<ScalarCase>& scalar_cases() {
@@ -372,6 +398,25 @@ const std::vector<ScalarCase>& scalar_cases() {
        "torch.where(a > 0, a, s)"},
       {"where_self", [](const Tensor& a, const Scalar& s) { return ember::where(a > 0, s, a); },
        "torch.where(a > 0, s, a)"},
+      {"remainder", [](const Tensor& a, const Scalar& s) { return a % s; }, "a % s"},
+      {"rremainder", [](const Tensor& a, const Scalar& s) { return s % a; }, "s % a",
+       D::AwayFromZero, false},  // PyTorch has no derivative for a scalar dividend
+      {"remainder_method", [](const Tensor& a, const Scalar& s) { return a.remainder(s); },
+       "a.remainder(s)"},
+      {"fmod", [](const Tensor& a, const Scalar& s) { return ember::fmod(a, s); },
+       "torch.fmod(a, s)"},
+      {"floor_divide", [](const Tensor& a, const Scalar& s) { return a.floor_divide(s); },
+       "torch.floor_divide(a, s)", D::Normal, false},
+      {"div_trunc", [](const Tensor& a, const Scalar& s) { return ember::div(a, s, "trunc"); },
+       "torch.div(a, s, rounding_mode='trunc')"},
+      {"div_floor", [](const Tensor& a, const Scalar& s) { return a.div(s, "floor"); },
+       "torch.div(a, s, rounding_mode='floor')"},
+      {"bitwise_and", [](const Tensor& a, const Scalar& s) { return a & s; }, "a & s", D::SmallInt,
+       false},
+      {"rbitwise_or", [](const Tensor& a, const Scalar& s) { return s | a; }, "s | a", D::SmallInt,
+       false},
+      {"bitwise_xor", [](const Tensor& a, const Scalar& s) { return ember::bitwise_xor(a, s); },
+       "torch.bitwise_xor(a, s)", D::SmallInt, false},
   };
   return cases;
 }
@@ -601,6 +646,7 @@ TEST(ElementwiseBackward, TensorScalarMatchesTorch) {
           std::string(op.torch).find("!=") != std::string::npos) {
         if (std::string(op.name).rfind("where", 0) != 0) continue;  // comparisons: no gradient
       }
+      if (!op.differentiable) continue;
       Tensor a = make_input({{3, 4}, kDouble, op.domain}, seed_for(ctx));
       Tensor g = make_input({{3, 4}, kDouble}, seed_for(ctx + "g"));
       Tensor x = a.clone().requires_grad_(true);
@@ -625,6 +671,385 @@ TEST(ElementwiseBackward, WhereRoutesGradients) {
       {{"c", c}, {"a", a}, {"b", b}}, {"ga", "gb"});
   expect_close(xa.grad(), r.at("ga"), 1e-12, 0, "where d/da");
   expect_close(xb.grad(), r.at("gb"), 1e-12, 0, "where d/db");
+}
+
+// ---------------------------------------------------------------- binary math extras
+using autograd::variable_list;
+
+// bitwise_not (x ^ all ones) over integer and bool dtypes; floating dtypes are rejected.
+TEST(ElementwiseParity, BitwiseNotEveryDtype) {
+  for (ScalarType dt : {kByte, kChar, kShort, kInt, kLong, kBool, kFloat, kDouble}) {
+    std::string ctx = detail::str_cat("bitwise_not(", dt, ")");
+    Tensor a = make_input({{3, 4}, dt, Domain::SmallInt}, seed_for(ctx));
+    if (dt == kByte) a = a + 250;  // the top of uint8's range
+    TorchResult expected = torch_eval("out = torch.bitwise_not(a)", {{"a", a}});
+    expect_parity(ctx, expected,
+                  {{"function", [&] { return ember::bitwise_not(a); }},
+                   {"operator", [&] { return ~non_contiguous(a); }},
+                   {"method", [&] { return a.bitwise_not(); }}},
+                  dt);
+  }
+}
+
+// lerp, addcmul, addcdiv: dtypes (their rejections included), broadcasting, 0-dim operands.
+struct TernaryCase {
+  const char* name;
+  Tensor (*fn)(const Tensor&, const Tensor&, const Tensor&);
+  const char* torch;  // expression over a, b, c
+  Domain c_domain = Domain::Normal;
+};
+const std::vector<TernaryCase>& ternary_cases() {
+  static const std::vector<TernaryCase> cases = {
+      {"lerp_tensor_weight",
+       [](const Tensor& a, const Tensor& b, const Tensor& c) { return ember::lerp(a, b, c); },
+       "torch.lerp(a, b, c)", Domain::Unit},
+      {"lerp_weight_over_half",
+       [](const Tensor& a, const Tensor& b, const Tensor& c) { return a.lerp(b, c * 2 + 0.3); },
+       "torch.lerp(a, b, c * 2 + 0.3)", Domain::Unit},
+      {"lerp_scalar_small",
+       [](const Tensor& a, const Tensor& b, const Tensor&) { return ember::lerp(a, b, 0.3); },
+       "torch.lerp(a, b, 0.3)"},
+      {"lerp_scalar_large",
+       [](const Tensor& a, const Tensor& b, const Tensor&) { return a.lerp(b, 1.7); },
+       "torch.lerp(a, b, 1.7)"},
+      {"addcmul",
+       [](const Tensor& a, const Tensor& b, const Tensor& c) { return ember::addcmul(a, b, c); },
+       "torch.addcmul(a, b, c)"},
+      {"addcmul_value",
+       [](const Tensor& a, const Tensor& b, const Tensor& c) { return a.addcmul(b, c, 2.5); },
+       "torch.addcmul(a, b, c, value=2.5)"},
+      {"addcmul_int_value",
+       [](const Tensor& a, const Tensor& b, const Tensor& c) {
+         return ember::addcmul(a, b, c, -3);
+       },
+       "torch.addcmul(a, b, c, value=-3)"},
+      {"addcdiv",
+       [](const Tensor& a, const Tensor& b, const Tensor& c) { return ember::addcdiv(a, b, c); },
+       "torch.addcdiv(a, b, c)", Domain::AwayFromZero},
+      {"addcdiv_value",
+       [](const Tensor& a, const Tensor& b, const Tensor& c) { return a.addcdiv(b, c, -0.5); },
+       "torch.addcdiv(a, b, c, value=-0.5)", Domain::AwayFromZero},
+  };
+  return cases;
+}
+
+TEST(ElementwiseParity, TernaryDtypesAndBroadcasting) {
+  struct Combo {
+    ScalarType a, b, c;
+  };
+  const std::vector<Combo> combos = {
+      {kFloat, kFloat, kFloat},  {kDouble, kDouble, kDouble}, {kHalf, kHalf, kHalf},
+      {kFloat, kDouble, kFloat}, {kFloat, kFloat, kDouble},   {kLong, kLong, kLong},
+      {kInt, kLong, kInt},       {kLong, kFloat, kInt},       {kDouble, kInt, kFloat},
+      {kBool, kBool, kBool},     {kInt, kBool, kBool},
+  };
+  struct Shapes3 {
+    const char* name;
+    std::vector<int64_t> a, b, c;
+  };
+  const std::vector<Shapes3> shapes = {{"same shape", {3, 4}, {3, 4}, {3, 4}},
+                                       {"broadcast", {3, 1, 4}, {2, 1}, {4}},
+                                       {"0-dim operands", {3, 4}, {}, {}},
+                                       {"0-dim self", {}, {3, 4}, {1, 4}}};
+  for (const TernaryCase& op : ternary_cases()) {
+    for (const Combo& dt : combos) {
+      for (const Shapes3& sh : shapes) {
+        std::string ctx =
+            detail::str_cat(op.name, "(", dt.a, ", ", dt.b, ", ", dt.c, ") ", sh.name);
+        Tensor a = make_input({sh.a, dt.a}, seed_for(ctx + "a"));
+        Tensor b = make_input({sh.b, dt.b}, seed_for(ctx + "b"));
+        Tensor c = make_input({sh.c, dt.c, op.c_domain}, seed_for(ctx + "c"));
+        expect_parity(ctx,
+                      torch_eval(std::string("out = ") + op.torch, {{"a", a}, {"b", b}, {"c", c}}),
+                      {{"contiguous", [&] { return op.fn(a, b, c); }},
+                       {"non-contiguous", [&] { return op.fn(non_contiguous(a), b, c); }}},
+                      dt.a == kBool || dt.b == kBool || dt.c == kBool ? kBool : dt.a,
+                      4 * (max_abs(a) + max_abs(b) * std::max(1.0, max_abs(c))));
+      }
+    }
+  }
+}
+
+TEST(ElementwiseBackward, TernaryMatchesTorchWithBroadcasting) {
+  for (const TernaryCase& op : ternary_cases()) {
+    for (std::vector<std::vector<int64_t>> sh :
+         {std::vector<std::vector<int64_t>>{{3, 4}, {3, 4}, {3, 4}},
+          std::vector<std::vector<int64_t>>{{3, 1, 4}, {2, 1}, {4}},
+          std::vector<std::vector<int64_t>>{{}, {3, 4}, {}}}) {
+      std::string ctx = detail::str_cat(op.name, " backward ", IntArrayRef(sh[0]),
+                                        IntArrayRef(sh[1]), IntArrayRef(sh[2]));
+      Tensor a = make_input({sh[0], kDouble}, seed_for(ctx + "a"));
+      Tensor b = make_input({sh[1], kDouble}, seed_for(ctx + "b"));
+      Tensor c = make_input({sh[2], kDouble, op.c_domain}, seed_for(ctx + "c"));
+      Tensor xa = a.clone().requires_grad_(true), xb = b.clone().requires_grad_(true),
+             xc = c.clone().requires_grad_(true);
+      Tensor out = op.fn(xa, xb, xc);
+      Tensor g = make_input({out.sizes().vec(), kDouble}, seed_for(ctx + "g"));
+      // First and second derivatives: d(sum(g * out))/d(inputs), then the gradient of the sum of
+      // squares of those.
+      variable_list first = autograd::grad({out}, {xa, xb, xc}, {g}, true, true, true);
+      Tensor second_sum = zeros({}, kDouble);
+      for (const Tensor& d : first)
+        if (d.defined() && d.requires_grad()) second_sum = second_sum + (d * d).sum();
+      auto r = TorchOracle::instance().run(
+          std::string("for t in (a, b, c): t.requires_grad_(True)\nout = ") + op.torch +
+              "\nfirst = torch.autograd.grad(out, (a, b, c), g, create_graph=True, "
+              "allow_unused=True)\n"
+              "s = sum((d * d).sum() for d in first if d is not None and d.requires_grad)\n"
+              "second = torch.autograd.grad(s, (a, b, c), allow_unused=True) if "
+              "torch.is_tensor(s) else (None, None, None)\n"
+              "z = lambda d, t: torch.zeros_like(t) if d is None else d\n"
+              "ga, gb, gc = (z(d, t) for d, t in zip(first, (a, b, c)))\n"
+              "sa, sb, sc = (z(d, t) for d, t in zip(second, (a, b, c)))\n",
+          {{"a", a}, {"b", b}, {"c", c}, {"g", g}}, {"ga", "gb", "gc", "sa", "sb", "sc"});
+      const char* names[] = {"a", "b", "c"};
+      const Tensor inputs[] = {xa, xb, xc};
+      for (int i = 0; i < 3; ++i) {
+        Tensor got = first[i].defined() ? first[i] : zeros_like(inputs[i]);
+        expect_close(got.detach(), r.at(std::string("g") + names[i]), 1e-10, 1e-12,
+                     ctx + " d/d" + names[i]);
+      }
+      if (second_sum.requires_grad()) {
+        variable_list second = autograd::grad({second_sum}, {xa, xb, xc}, {}, true, false, true);
+        for (int i = 0; i < 3; ++i) {
+          Tensor got = second[i].defined() ? second[i] : zeros_like(inputs[i]);
+          expect_close(got, r.at(std::string("s") + names[i]), 1e-10, 1e-12,
+                       ctx + " second derivative d/d" + names[i]);
+        }
+      }
+    }
+  }
+}
+
+// Gradients of gradients of the differentiable binary ops, against PyTorch.
+TEST(ElementwiseBackward, BinaryMathDoubleBackward) {
+  struct Case {
+    const char* name;
+    Tensor (*fn)(const Tensor&, const Tensor&);
+    const char* torch;
+    Domain b_domain;
+  };
+  const std::vector<Case> cases = {
+      {"atan2", [](const Tensor& a, const Tensor& b) { return ember::atan2(a, b); },
+       "torch.atan2(a, b)", Domain::Normal},
+      {"hypot", [](const Tensor& a, const Tensor& b) { return ember::hypot(a, b); },
+       "torch.hypot(a, b)", Domain::Normal},
+      {"remainder", [](const Tensor& a, const Tensor& b) { return ember::remainder(a, b); },
+       "torch.remainder(a, b)", Domain::AwayFromZero},
+      {"fmod", [](const Tensor& a, const Tensor& b) { return ember::fmod(a, b); },
+       "torch.fmod(a, b)", Domain::AwayFromZero},
+  };
+  for (const Case& op : cases) {
+    std::string ctx = detail::str_cat(op.name, " double backward");
+    Tensor a = make_input({{3, 4}, kDouble}, seed_for(ctx + "a"));
+    Tensor b = make_input({{4}, kDouble, op.b_domain}, seed_for(ctx + "b"));
+    Tensor xa = a.clone().requires_grad_(true), xb = b.clone().requires_grad_(true);
+    variable_list first = autograd::grad({op.fn(xa, xb).sum()}, {xa, xb}, {}, true, true);
+    Tensor s = (first[0] * first[0]).sum() + (first[1] * first[1]).sum();
+    ASSERT_TRUE(s.requires_grad()) << ctx;
+    variable_list second = autograd::grad({s}, {xa, xb}, {}, true, false, true);
+    auto r = TorchOracle::instance().run(
+        std::string("a.requires_grad_(True)\nb.requires_grad_(True)\nout = ") + op.torch +
+            "\nfa, fb = torch.autograd.grad(out.sum(), (a, b), create_graph=True)\n"
+            "s = (fa * fa).sum() + (fb * fb).sum()\n"
+            "sa, sb = torch.autograd.grad(s, (a, b), allow_unused=True)\n"
+            "sa = torch.zeros_like(a) if sa is None else sa\n"
+            "sb = torch.zeros_like(b) if sb is None else sb\n",
+        {{"a", a}, {"b", b}}, {"sa", "sb"});
+    for (int i = 0; i < 2; ++i) {
+      Tensor got = second[i].defined() ? second[i] : zeros_like(i == 0 ? a : b);
+      expect_close(got, r.at(i == 0 ? "sa" : "sb"), 1e-10, 1e-12,
+                   ctx + (i == 0 ? " d/da" : " d/db"));
+    }
+  }
+}
+
+// inf, NaN and signed zeros as dividend and divisor, against PyTorch bit for bit (the sign of a
+// zero included).
+TEST(ElementwiseParity, BinaryMathSpecialValues) {
+  const double inf = INFINITY, nan = NAN;
+  const std::vector<double> values = {0.0, -0.0, inf, -inf, nan, 5.0, -5.0, 2.5, -0.75, 1e-30};
+  std::vector<double> av, bv;
+  for (double x : values) {
+    for (double y : values) {
+      av.push_back(x);
+      bv.push_back(y);
+    }
+  }
+  struct Case {
+    const char* name;
+    Tensor (*fn)(const Tensor&, const Tensor&);
+    const char* torch;
+  };
+  const std::vector<Case> cases = {
+      {"remainder", [](const Tensor& a, const Tensor& b) { return a % b; }, "a % b"},
+      {"fmod", [](const Tensor& a, const Tensor& b) { return ember::fmod(a, b); },
+       "torch.fmod(a, b)"},
+      {"atan2", [](const Tensor& a, const Tensor& b) { return ember::atan2(a, b); },
+       "torch.atan2(a, b)"},
+      {"hypot", [](const Tensor& a, const Tensor& b) { return ember::hypot(a, b); },
+       "torch.hypot(a, b)"},
+      {"floor_divide", [](const Tensor& a, const Tensor& b) { return ember::floor_divide(a, b); },
+       "torch.floor_divide(a, b)"},
+      {"div_trunc", [](const Tensor& a, const Tensor& b) { return ember::div(a, b, "trunc"); },
+       "torch.div(a, b, rounding_mode='trunc')"},
+  };
+  for (const Case& op : cases) {
+    for (ScalarType dt : {kFloat, kDouble}) {
+      std::string ctx = detail::str_cat(op.name, "(", dt, ", special values)");
+      Tensor a = tensor(av, kDouble).to(dt), b = tensor(bv, kDouble).to(dt);
+      TorchResult expected = torch_eval(std::string("out = ") + op.torch, {{"a", a}, {"b", b}});
+      ASSERT_TRUE(expected.out.defined()) << ctx << ": " << expected.error;
+      Tensor got = op.fn(a, b);
+      auto [rtol, atol] = tolerance(dt);
+      expect_close(got, expected.out, rtol, atol, ctx);
+      std::vector<double> g = to_doubles(got), e = to_doubles(expected.out);
+      for (size_t i = 0; i < g.size(); ++i) {
+        if (g[i] == 0 && e[i] == 0) {
+          EXPECT_EQ(std::signbit(g[i]), std::signbit(e[i]))
+              << ctx << ": sign of zero for (" << av[i] << ", " << bv[i] << ")";
+        }
+      }
+    }
+  }
+}
+
+// Integer remainder/fmod/floor division: the signs of every quadrant and the ends of each integer
+// range, against PyTorch. MIN / -1 wraps to MIN as PyTorch's int8/int16 kernels do (its int32 and
+// int64 kernels trap on it, so those are checked without PyTorch).
+TEST(ElementwiseParity, IntegerDivisionEdges) {
+  using Fn = Tensor (*)(const Tensor&, const Tensor&);
+  const std::vector<std::pair<const char*, Fn>> ops = {
+      {"torch.remainder(a, b)", [](const Tensor& a, const Tensor& b) { return a % b; }},
+      {"torch.fmod(a, b)", [](const Tensor& a, const Tensor& b) { return ember::fmod(a, b); }},
+      {"torch.floor_divide(a, b)",
+       [](const Tensor& a, const Tensor& b) { return ember::floor_divide(a, b); }},
+      {"torch.div(a, b, rounding_mode='trunc')",
+       [](const Tensor& a, const Tensor& b) { return ember::div(a, b, "trunc"); }},
+  };
+  for (ScalarType dt : {kByte, kChar, kShort, kInt, kLong}) {
+    std::vector<int64_t> av, bv;
+    if (dt == kByte) {
+      av = {7, 255, 0, 128, 1, 200};
+      bv = {2, 16, 3, 255, 255, 7};
+    } else {
+      const int64_t lo = dt == kChar    ? -128
+                         : dt == kShort ? -32768
+                         : dt == kInt   ? INT32_MIN
+                                        : INT64_MIN;
+      av = {7, -7, 7, -7, lo, -(lo + 1), 0, lo + 1};
+      bv = {2, 2, -2, -2, 3, -1, -5, -1};
+      if (dt == kChar || dt == kShort) {
+        av.push_back(lo);
+        bv.push_back(-1);
+      }
+    }
+    Tensor a = tensor(av, kLong).to(dt), b = tensor(bv, kLong).to(dt);
+    for (const auto& [expr, fn] : ops) {
+      std::string ctx = detail::str_cat(expr, " ", dt);
+      TorchResult expected = torch_eval(std::string("out = ") + expr, {{"a", a}, {"b", b}});
+      ASSERT_TRUE(expected.out.defined()) << ctx << ": " << expected.error;
+      expect_close(fn(a, b), expected.out, 0, 0, ctx);
+    }
+  }
+  for (ScalarType dt : {kInt, kLong}) {
+    const int64_t lo = dt == kInt ? INT32_MIN : INT64_MIN;
+    Tensor a = tensor(std::vector<int64_t>{lo}, kLong).to(dt);
+    Tensor b = tensor(std::vector<int64_t>{-1}, kLong).to(dt);
+    EXPECT_EQ((a % b).item<int64_t>(), 0) << dt;
+    EXPECT_EQ(ember::fmod(a, b).item<int64_t>(), 0) << dt;
+    EXPECT_EQ(ember::floor_divide(a, b).item<int64_t>(), lo) << dt;
+    EXPECT_EQ(ember::div(a, b, "trunc").item<int64_t>(), lo) << dt;
+  }
+}
+
+TEST(ElementwiseErrors, BinaryMathBadInput) {
+  auto expect_error = [](const char* what, std::function<void()> fn,
+                         std::vector<std::string> needles) {
+    std::string msg = error_of(fn);
+    ASSERT_FALSE(msg.empty()) << what << " did not throw";
+    for (const std::string& n : needles)
+      EXPECT_NE(msg.find(n), std::string::npos) << what << ": " << msg;
+  };
+  Tensor f = ones({2}), i = ones({2}, kLong), z = zeros({2}, kInt);
+  // Bitwise ops take integers and bools only.
+  expect_error("bitwise_and(float)", [&] { ember::bitwise_and(f, f); }, {"bitwise_and", "Float"});
+  expect_error("bitwise_or(long, float)", [&] { (void)(i | f); }, {"bitwise_or", "Float", "Long"});
+  expect_error("bitwise_xor(long, 1.5)", [&] { (void)(i ^ 1.5); }, {"bitwise_xor", "Float"});
+  expect_error("bitwise_not(double)", [&] { ~ones({2}, kDouble); }, {"bitwise_not", "Double"});
+  EXPECT_THROW(ember::bitwise_and(f, f), TypeError);
+  // Integer division by zero: ZeroDivisionError for tensors and scalars, before any result.
+  for (ScalarType dt : {kByte, kInt, kLong}) {
+    Tensor a = tensor({5, 6}, kLong).to(dt), zero = tensor({1, 0}, kLong).to(dt);
+    EXPECT_THROW(ember::remainder(a, zero), ZeroDivisionError) << dt;
+    EXPECT_THROW(ember::fmod(a, zero), ZeroDivisionError) << dt;
+    EXPECT_THROW(ember::floor_divide(a, zero), ZeroDivisionError) << dt;
+    EXPECT_THROW(ember::div(a, zero, "trunc"), ZeroDivisionError) << dt;
+    EXPECT_THROW(ember::div(a, zero, "floor"), ZeroDivisionError) << dt;
+    EXPECT_THROW(a % 0, ZeroDivisionError) << dt;
+    EXPECT_THROW(ember::fmod(a, 0), ZeroDivisionError) << dt;
+    EXPECT_THROW(a.floor_divide(0), ZeroDivisionError) << dt;
+    EXPECT_THROW(ember::div(a, 0, "floor"), ZeroDivisionError) << dt;
+    EXPECT_THROW(7 % zero, ZeroDivisionError) << dt;
+  }
+  expect_error("remainder(int, zero)", [&] { ember::remainder(i, z); },
+               {"ZeroDivisionError", "remainder", "Long", "Int"});
+  // A bool divisor promotes to an integer (false is zero); bool itself has no remainder.
+  expect_error("remainder(long, false)", [&] { ember::remainder(i, zeros({2}, kBool)); },
+               {"ZeroDivisionError", "Bool"});
+  expect_error("remainder(bool, bool)",
+               [&] { ember::remainder(ones({2}, kBool), ones({2}, kBool)); },
+               {"remainder", "Bool"});
+  // Floats divide by zero into NaN / inf, as in PyTorch.
+  EXPECT_TRUE(std::isnan((f % 0).sum().item<float>()));
+  EXPECT_TRUE(std::isnan(ember::fmod(f, zeros({2})).sum().item<float>()));
+  // Rounding mode, dtype and shape checks.
+  expect_error("div(rounding_mode='round')", [&] { ember::div(f, f, "round"); },
+               {"rounding_mode", "'trunc'", "'floor'", "'round'"});
+  expect_error("hypot(long)", [&] { ember::hypot(i, i); }, {"hypot", "Long"});
+  expect_error("lerp(long)", [&] { ember::lerp(i, i, 0.5); }, {"lerp", "Long"});
+  expect_error("lerp(float, double)", [&] { ember::lerp(f, ones({2}, kDouble), 0.5); },
+               {"lerp", "end", "float32", "float64"});
+  expect_error("lerp(weight double)", [&] { ember::lerp(f, f, ones({2}, kDouble)); },
+               {"lerp", "weight", "float64"});
+  expect_error("addcdiv(int, int)", [&] { ember::addcdiv(f, i, i); },
+               {"addcdiv", "Integer division"});
+  expect_error("addcmul(bool)",
+               [&] { ember::addcmul(ones({2}, kBool), ones({2}, kBool), ones({2}, kBool)); },
+               {"addcmul", "Bool"});
+  Tensor a = zeros({2, 3}), b = zeros({4});
+  for (auto& [name, fn] : std::vector<std::pair<const char*, std::function<Tensor()>>>{
+           {"remainder", [&] { return a % b; }},
+           {"fmod", [&] { return ember::fmod(a, b); }},
+           {"atan2", [&] { return ember::atan2(a, b); }},
+           {"hypot", [&] { return ember::hypot(a, b); }},
+           {"floor_divide", [&] { return ember::floor_divide(a, b); }},
+           {"bitwise_and", [&] { return ember::bitwise_and(a.to(kInt), b.to(kInt)); }},
+           {"logical_xor", [&] { return ember::logical_xor(a, b); }},
+           {"lerp", [&] { return ember::lerp(a, b, 0.5); }},
+           {"addcmul", [&] { return ember::addcmul(a, a, b); }}}) {
+    std::string msg = error_of(fn);
+    ASSERT_FALSE(msg.empty()) << name << " of shapes [2, 3] and [4] did not throw";
+    EXPECT_NE(msg.find("[2, 3]"), std::string::npos) << name << ": " << msg;
+    EXPECT_NE(msg.find("[4]"), std::string::npos) << name << ": " << msg;
+  }
+}
+
+// Rounding divisions have no gradient (PyTorch: zeros for div with a rounding mode; floor_divide
+// and bitwise ops are not differentiable) and remainder by a scalar passes the gradient through.
+TEST(ElementwiseBackward, RoundingDivisionGradients) {
+  Tensor x = tensor({5.5, -3.25, 0.75}, kDouble).requires_grad_(true);
+  Tensor y = tensor({2.0, 2.0, -0.5}, kDouble).requires_grad_(true);
+  variable_list g = autograd::grad({ember::div(x, y, "floor").sum()}, {x, y});
+  EXPECT_EQ(g[0].abs().sum().item<double>(), 0.0);
+  EXPECT_EQ(g[1].abs().sum().item<double>(), 0.0);
+  EXPECT_FALSE(ember::floor_divide(x, y).requires_grad());
+  EXPECT_FALSE(ember::logical_xor(x, y).requires_grad());
+  // remainder: d/db = -floor(a / b); fmod: d/db = -trunc(a / b).
+  variable_list gr = autograd::grad({ember::remainder(x, y).sum()}, {x, y});
+  EXPECT_TRUE(equal(gr[1], tensor({-2.0, 2.0, 2.0}, kDouble))) << gr[1];
+  variable_list gf = autograd::grad({ember::fmod(x, y).sum()}, {x, y});
+  EXPECT_TRUE(equal(gf[1], tensor({-2.0, 1.0, 1.0}, kDouble))) << gf[1];
 }
 
 }  // namespace

@@ -36,6 +36,11 @@ class EMBER_API NotImplementedError : public Error {
  public:
   using Error::Error;
 };
+// An integer division, remainder or fmod by zero (PyTorch's RuntimeError "ZeroDivisionError").
+class EMBER_API ZeroDivisionError : public Error {
+ public:
+  using Error::Error;
+};
 
 namespace detail {
 template <typename... Args>

@@ -60,6 +60,41 @@ EMBER_API Tensor pow(const Tensor& a, const Scalar& e);
 EMBER_API Tensor pow(const Scalar& a, const Tensor& e);
 EMBER_API Tensor maximum(const Tensor& a, const Tensor& b);
 EMBER_API Tensor minimum(const Tensor& a, const Tensor& b);
+// Python's modulo: the result has the divisor's sign (a - b * floor(a / b)). Integer division by
+// zero throws ZeroDivisionError (on CUDA: a device-side assert).
+EMBER_API Tensor remainder(const Tensor& a, const Tensor& b);
+EMBER_API Tensor remainder(const Tensor& a, const Scalar& b);
+EMBER_API Tensor remainder(const Scalar& a, const Tensor& b);
+// C's modulo: the result has the dividend's sign (a - b * trunc(a / b)).
+EMBER_API Tensor fmod(const Tensor& a, const Tensor& b);
+EMBER_API Tensor fmod(const Tensor& a, const Scalar& b);
+// a / b rounded toward -inf (PyTorch 1.13), integers kept; no gradient.
+EMBER_API Tensor floor_divide(const Tensor& a, const Tensor& b);
+EMBER_API Tensor floor_divide(const Tensor& a, const Scalar& b);
+// rounding_mode: nullopt (true division), "trunc" or "floor" (integers kept, zero gradient).
+EMBER_API Tensor div(const Tensor& a, const Tensor& b,
+                     std::optional<std::string_view> rounding_mode);
+EMBER_API Tensor div(const Tensor& a, const Scalar& b,
+                     std::optional<std::string_view> rounding_mode);
+EMBER_API Tensor atan2(const Tensor& a, const Tensor& b);
+EMBER_API Tensor hypot(const Tensor& a, const Tensor& b);
+// Integer and bool tensors only.
+EMBER_API Tensor bitwise_and(const Tensor& a, const Tensor& b);
+EMBER_API Tensor bitwise_and(const Tensor& a, const Scalar& b);
+EMBER_API Tensor bitwise_or(const Tensor& a, const Tensor& b);
+EMBER_API Tensor bitwise_or(const Tensor& a, const Scalar& b);
+EMBER_API Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+EMBER_API Tensor bitwise_xor(const Tensor& a, const Scalar& b);
+EMBER_API Tensor bitwise_not(const Tensor& a);
+EMBER_API Tensor logical_xor(const Tensor& a, const Tensor& b);
+// start + weight * (end - start); start, end (and a tensor weight) share one floating dtype.
+EMBER_API Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
+EMBER_API Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+// self + value * tensor1 * tensor2 and self + value * tensor1 / tensor2.
+EMBER_API Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                         const Scalar& value = 1);
+EMBER_API Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                         const Scalar& value = 1);
 EMBER_API Tensor neg(const Tensor& a);
 EMBER_API Tensor abs(const Tensor& a);
 EMBER_API Tensor exp(const Tensor& a);
@@ -250,6 +285,45 @@ inline Tensor operator/(const Tensor& a, const Scalar& b) {
   return div(a, b);
 }
 EMBER_API Tensor operator/(const Scalar& a, const Tensor& b);
+inline Tensor operator%(const Tensor& a, const Tensor& b) {
+  return remainder(a, b);
+}
+inline Tensor operator%(const Tensor& a, const Scalar& b) {
+  return remainder(a, b);
+}
+inline Tensor operator%(const Scalar& a, const Tensor& b) {
+  return remainder(a, b);
+}
+inline Tensor operator&(const Tensor& a, const Tensor& b) {
+  return bitwise_and(a, b);
+}
+inline Tensor operator&(const Tensor& a, const Scalar& b) {
+  return bitwise_and(a, b);
+}
+inline Tensor operator&(const Scalar& a, const Tensor& b) {
+  return bitwise_and(b, a);
+}
+inline Tensor operator|(const Tensor& a, const Tensor& b) {
+  return bitwise_or(a, b);
+}
+inline Tensor operator|(const Tensor& a, const Scalar& b) {
+  return bitwise_or(a, b);
+}
+inline Tensor operator|(const Scalar& a, const Tensor& b) {
+  return bitwise_or(b, a);
+}
+inline Tensor operator^(const Tensor& a, const Tensor& b) {
+  return bitwise_xor(a, b);
+}
+inline Tensor operator^(const Tensor& a, const Scalar& b) {
+  return bitwise_xor(a, b);
+}
+inline Tensor operator^(const Scalar& a, const Tensor& b) {
+  return bitwise_xor(b, a);
+}
+inline Tensor operator~(const Tensor& a) {
+  return bitwise_not(a);
+}
 inline Tensor operator==(const Tensor& a, const Tensor& b) {
   return eq(a, b);
 }

@@ -4,6 +4,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -194,6 +195,28 @@ class EMBER_API Tensor {
   Tensor pow(const Scalar& e) const;
   Tensor maximum(const Tensor& o) const;
   Tensor minimum(const Tensor& o) const;
+  Tensor remainder(const Tensor& o) const;
+  Tensor remainder(const Scalar& o) const;
+  Tensor fmod(const Tensor& o) const;
+  Tensor fmod(const Scalar& o) const;
+  Tensor floor_divide(const Tensor& o) const;
+  Tensor floor_divide(const Scalar& o) const;
+  Tensor div(const Tensor& o, std::optional<std::string_view> rounding_mode) const;
+  Tensor div(const Scalar& o, std::optional<std::string_view> rounding_mode) const;
+  Tensor atan2(const Tensor& o) const;
+  Tensor hypot(const Tensor& o) const;
+  Tensor bitwise_and(const Tensor& o) const;
+  Tensor bitwise_and(const Scalar& o) const;
+  Tensor bitwise_or(const Tensor& o) const;
+  Tensor bitwise_or(const Scalar& o) const;
+  Tensor bitwise_xor(const Tensor& o) const;
+  Tensor bitwise_xor(const Scalar& o) const;
+  Tensor bitwise_not() const;
+  Tensor logical_xor(const Tensor& o) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
   Tensor neg() const;
   Tensor abs() const;
   Tensor exp() const;

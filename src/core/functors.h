@@ -346,6 +346,148 @@ struct LogicalOrOp {
   }
 };
 
+struct LogicalXorOp {
+  template <typename T>
+  EMBER_HD bool operator()(T a, T b, OpParams) const {
+    return static_cast<bool>(a) != static_cast<bool>(b);
+  }
+};
+struct Atan2Op {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    return ::atan2(a, b);
+  }
+};
+struct HypotOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    return ::hypot(a, b);
+  }
+};
+
+// Rounding divisions. Integer forms never trap: a zero divisor gives 0 (the front end reports it
+// on the host, a device-side assert on CUDA), and MIN / -1 wraps instead of overflowing.
+namespace fn {
+template <typename T>
+EMBER_HD_INLINE bool unsafe_int_divisor(T b) {
+  if constexpr (std::is_signed_v<T>) {
+    return b == T(0) || b == T(-1);
+  } else {
+    return b == T(0);
+  }
+}
+// a / b for b in {0, -1}: 0 and -a (two's complement wrap-around).
+template <typename T>
+EMBER_HD_INLINE T int_div_edge(T a, T b) {
+  if (b == T(0)) return T(0);
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(U(0) - static_cast<U>(a)));
+}
+}  // namespace fn
+
+struct FmodOp {  // C's sign: the result has the dividend's sign
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return ::fmod(a, b);
+    } else {
+      return fn::unsafe_int_divisor(b) ? T(0) : static_cast<T>(a % b);
+    }
+  }
+};
+struct RemainderOp {  // Python's sign: the result has the divisor's sign
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams p) const {
+    T r = FmodOp()(a, b, p);
+    if constexpr (!std::is_unsigned_v<T>) {
+      if (r != T(0) && ((r < T(0)) != (b < T(0)))) r = static_cast<T>(r + b);
+    }
+    return r;
+  }
+};
+struct DivTruncOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return ::trunc(a / b);
+    } else {
+      return fn::unsafe_int_divisor(b) ? fn::int_div_edge(a, b) : static_cast<T>(a / b);
+    }
+  }
+};
+// floor(a / b) computed from fmod as PyTorch does, so that an inexact a / b cannot round across
+// an integer; rounded to the nearest integer near x.5 cases, with zero's sign from a / b.
+struct DivFloorOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (b == T(0)) return a / b;
+      const T mod = ::fmod(a, b);
+      T div = (a - mod) / b;
+      if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+      if (div == T(0)) return ::copysign(T(0), a / b);
+      T floored = ::floor(div);
+      if (div - floored > T(0.5)) floored += T(1);
+      return floored;
+    } else {
+      if (fn::unsafe_int_divisor(b)) return fn::int_div_edge(a, b);
+      T q = static_cast<T>(a / b);
+      if constexpr (std::is_signed_v<T>) {
+        if (static_cast<T>(a % b) != T(0) && ((a < T(0)) != (b < T(0)))) q = static_cast<T>(q - 1);
+      }
+      return q;
+    }
+  }
+};
+struct BitwiseAndOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    return static_cast<T>(a & b);
+  }
+};
+struct BitwiseOrOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    return static_cast<T>(a | b);
+  }
+};
+struct BitwiseXorOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    return static_cast<T>(a ^ b);
+  }
+};
+
+// The storage dtypes a binary functor is compiled for (scalar_t: bool, the integers, float,
+// double, Half, BFloat16); the front ends never send it another, and the backends instantiate no
+// kernel for the rest, which keeps binary.cu's compile time down.
+template <typename Op, typename scalar_t>
+inline constexpr bool kBinarySupports = true;
+template <typename scalar_t>
+inline constexpr bool kBinarySupports<Atan2Op, scalar_t> = !std::is_integral_v<scalar_t>;
+template <typename scalar_t>
+inline constexpr bool kBinarySupports<HypotOp, scalar_t> = !std::is_integral_v<scalar_t>;
+template <typename scalar_t>
+inline constexpr bool kBinarySupports<FmodOp, scalar_t> = !std::is_same_v<scalar_t, bool>;
+template <typename scalar_t>
+inline constexpr bool kBinarySupports<RemainderOp, scalar_t> = !std::is_same_v<scalar_t, bool>;
+template <typename scalar_t>
+inline constexpr bool kBinarySupports<DivTruncOp, scalar_t> = !std::is_same_v<scalar_t, bool>;
+template <typename scalar_t>
+inline constexpr bool kBinarySupports<DivFloorOp, scalar_t> = !std::is_same_v<scalar_t, bool>;
+template <typename scalar_t>
+inline constexpr bool kBinarySupports<BitwiseAndOp, scalar_t> = std::is_integral_v<scalar_t>;
+template <typename scalar_t>
+inline constexpr bool kBinarySupports<BitwiseOrOp, scalar_t> = std::is_integral_v<scalar_t>;
+template <typename scalar_t>
+inline constexpr bool kBinarySupports<BitwiseXorOp, scalar_t> = std::is_integral_v<scalar_t>;
+
+// Functors whose second operand divides integers: CUDA checks it for zero in the kernel.
+template <typename Op>
+inline constexpr bool kDividesIntegers =
+    std::is_same_v<Op, FmodOp> || std::is_same_v<Op, RemainderOp> ||
+    std::is_same_v<Op, DivTruncOp> || std::is_same_v<Op, DivFloorOp>;
+
 // ---- reductions: identity() and combine(acc, x) ----
 struct SumReduce {
   template <typename T>

@@ -47,7 +47,17 @@
   _(Gt, GtOp)                               \
   _(Ge, GeOp)                               \
   _(LogicalAnd, LogicalAndOp)               \
-  _(LogicalOr, LogicalOrOp)
+  _(LogicalOr, LogicalOrOp)                 \
+  _(LogicalXor, LogicalXorOp)               \
+  _(Atan2, Atan2Op)                         \
+  _(Hypot, HypotOp)                         \
+  _(Remainder, RemainderOp)                 \
+  _(Fmod, FmodOp)                           \
+  _(DivTrunc, DivTruncOp)                   \
+  _(DivFloor, DivFloorOp)                   \
+  _(BitwiseAnd, BitwiseAndOp)               \
+  _(BitwiseOr, BitwiseOrOp)                 \
+  _(BitwiseXor, BitwiseXorOp)
 
 // Reductions over a set of dims.
 #define EMBER_REDUCE_OPS(_) \
@@ -76,7 +86,7 @@ struct OpParams {
 constexpr bool is_comparison(BinaryOp op) {
   return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le ||
          op == BinaryOp::Gt || op == BinaryOp::Ge || op == BinaryOp::LogicalAnd ||
-         op == BinaryOp::LogicalOr;
+         op == BinaryOp::LogicalOr || op == BinaryOp::LogicalXor;
 }
 
 }  // namespace ember

@@ -41,9 +41,14 @@ template <typename scalar_t>
 void binary_for_dtype(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
                       OpParams p) {
   switch (op) {
-#define EMBER_BINARY_CASE(name, functor)            \
-  case BinaryOp::name:                              \
-    binary_kernel<functor, scalar_t>(out, a, b, p); \
+#define EMBER_BINARY_CASE(name, functor)                                                   \
+  case BinaryOp::name:                                                                     \
+    if constexpr (kBinarySupports<functor, scalar_t>) {                                    \
+      binary_kernel<functor, scalar_t>(out, a, b, p);                                      \
+    } else {                                                                               \
+      throw TypeError(::ember::detail::str_cat("binary op " #name " is not compiled for ", \
+                                               to_string(a.dtype())));                     \
+    }                                                                                      \
     break;
     EMBER_BINARY_OPS(EMBER_BINARY_CASE)
 #undef EMBER_BINARY_CASE

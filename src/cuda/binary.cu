@@ -1,10 +1,20 @@
 // Binary elementwise family on CUDA: the functors of src/core/functors.h in the strided loop.
 #include "core/functors.h"
 #include "cuda/cuda_backend.h"
+#include "cuda/kernel_assert.cuh"
 #include "cuda/loop.cuh"
 
 namespace ember::cuda {
 namespace {
+
+// An integer divisor of zero stops the kernel with a device-side assert (sticky, as PyTorch's
+// CUDA_KERNEL_ASSERT; no host sync). Host-side scalar divisors are checked by the front end.
+template <typename Op, typename in_t>
+__device__ __forceinline__ void check_divisor(in_t divisor) {
+  if constexpr (kDividesIntegers<Op> && std::is_integral_v<in_t>) {
+    EMBER_KERNEL_ASSERT(divisor != in_t(0), "ZeroDivisionError: integer division by zero");
+  }
+}
 
 template <typename Op, typename in_t>
 struct BinaryFn {
@@ -14,6 +24,7 @@ struct BinaryFn {
   using operand_types = OperandTypes<out_t, in_t, in_t>;
   OpParams p;
   __device__ out_t value(in_t a, in_t b) const {
+    check_divisor<Op>(b);
     return static_cast<out_t>(Op()(static_cast<T>(a), static_cast<T>(b), p));
   }
   __device__ void operator()(char** ptr, int64_t) const {
@@ -35,6 +46,7 @@ struct BinaryScalarFn {
   __device__ out_t value(in_t in) const {
     const T x = static_cast<T>(in);
     const T s = static_cast<T>(scalar);
+    check_divisor<Op>(kScalarIsRight ? scalar : in);
     return static_cast<out_t>(kScalarIsRight ? Op()(x, s, p) : Op()(s, x, p));
   }
   __device__ void operator()(char** ptr, int64_t) const {
@@ -60,9 +72,14 @@ void launch_binary(const Tensor& out, const Tensor& a, const Tensor& b, OpParams
 template <typename scalar_t>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams p) {
   switch (op) {
-#define EMBER_BINARY_CASE(name, functor)            \
-  case BinaryOp::name:                              \
-    launch_binary<functor, scalar_t>(out, a, b, p); \
+#define EMBER_BINARY_CASE(name, functor)                                                   \
+  case BinaryOp::name:                                                                     \
+    if constexpr (kBinarySupports<functor, scalar_t>) {                                    \
+      launch_binary<functor, scalar_t>(out, a, b, p);                                      \
+    } else {                                                                               \
+      throw TypeError(::ember::detail::str_cat("binary op " #name " is not compiled for ", \
+                                               to_string(a.dtype())));                     \
+    }                                                                                      \
     break;
     EMBER_BINARY_OPS(EMBER_BINARY_CASE)
 #undef EMBER_BINARY_CASE

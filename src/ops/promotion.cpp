@@ -2,6 +2,8 @@
 // scalars, except that a higher category (bool < integer < float) always wins.
 #include "ops/promotion.h"
 
+#include <optional>
+
 #include "ember/ops.h"
 
 namespace ember {
@@ -22,6 +24,17 @@ ScalarType result_type(const Tensor& a, const Tensor& b) {
 
 ScalarType result_type(const Tensor& a, const Scalar& b) {
   return combine_categories(a.dtype(), b.type());
+}
+
+ScalarType result_type(TensorList tensors) {
+  std::optional<ScalarType> with_dims, zero_dim;
+  for (const Tensor& t : tensors) {
+    std::optional<ScalarType>& slot = t.dim() > 0 ? with_dims : zero_dim;
+    slot = slot ? promote_types(*slot, t.dtype()) : t.dtype();
+  }
+  if (!with_dims) return *zero_dim;
+  if (!zero_dim) return *with_dims;
+  return combine_categories(*with_dims, *zero_dim);
 }
 
 ScalarType float_result_type(ScalarType t) {
