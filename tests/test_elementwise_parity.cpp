@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "ember/autograd.h"
@@ -166,6 +167,25 @@ const std::vector<UnaryCase>& unary_cases() {
        Domain::Positive},
       {"rpow", [](const Tensor& a) { return ember::pow(2, a); }, "torch.pow(2, a)",
        Domain::Positive},
+      {"floor", [](const Tensor& a) { return ember::floor(a); }, "torch.floor(a)"},
+      {"ceil", [](const Tensor& a) { return ember::ceil(a); }, "torch.ceil(a)"},
+      {"trunc", [](const Tensor& a) { return ember::trunc(a); }, "torch.trunc(a)"},
+      {"fix", [](const Tensor& a) { return ember::fix(a); }, "torch.fix(a)"},
+      {"frac", [](const Tensor& a) { return ember::frac(a); }, "torch.frac(a)"},
+      {"tan", [](const Tensor& a) { return ember::tan(a); }, "torch.tan(a)"},
+      {"asin", [](const Tensor& a) { return ember::asin(a); }, "torch.asin(a)", Domain::Unit},
+      {"acos", [](const Tensor& a) { return ember::acos(a); }, "torch.acos(a)", Domain::Unit},
+      {"atan", [](const Tensor& a) { return ember::atan(a); }, "torch.atan(a)"},
+      {"arcsin", [](const Tensor& a) { return ember::arcsin(a); }, "torch.arcsin(a)", Domain::Unit},
+      {"arccos", [](const Tensor& a) { return ember::arccos(a); }, "torch.arccos(a)", Domain::Unit},
+      {"arctan", [](const Tensor& a) { return ember::arctan(a); }, "torch.arctan(a)"},
+      {"sinh", [](const Tensor& a) { return ember::sinh(a); }, "torch.sinh(a)"},
+      {"cosh", [](const Tensor& a) { return ember::cosh(a); }, "torch.cosh(a)"},
+      {"expm1", [](const Tensor& a) { return ember::expm1(a); }, "torch.expm1(a)"},
+      {"log2", [](const Tensor& a) { return ember::log2(a); }, "torch.log2(a)", Domain::Positive},
+      {"log10", [](const Tensor& a) { return ember::log10(a); }, "torch.log10(a)",
+       Domain::Positive},
+      {"exp2", [](const Tensor& a) { return ember::exp2(a); }, "torch.exp2(a)"},
       {"logical_not", [](const Tensor& a) { return ember::logical_not(a); }, "torch.logical_not(a)",
        Domain::SmallInt, false},
       {"isnan", [](const Tensor& a) { return ember::isnan(a); }, "torch.isnan(a)", Domain::Normal,
@@ -212,6 +232,58 @@ TEST(ElementwiseParity, UnarySpecialValues) {
                     {{"contiguous", [&] { return op.fn(a); }}}, dt);
     }
   }
+}
+
+// expect_close does not tell -0.0 from +0.0: the rounding ops and the odd functions must give a
+// zero the sign PyTorch gives it (floor(-0.0) = -0.0, ceil(-0.3) = -0.0, frac(-1.0) = +0.0...).
+TEST(ElementwiseParity, SignOfZeroMatchesTorch) {
+  const std::set<std::string> names = {"floor", "ceil", "trunc", "frac", "tan",
+                                       "asin",  "atan", "sinh",  "expm1"};
+  Tensor values = tensor({0.0, -0.0, -0.3, 0.3, -1.0, 1.0, -2.5, 2.0}, kDouble);
+  int checked = 0;
+  for (const UnaryCase& op : unary_cases()) {
+    if (!names.count(op.name)) continue;
+    ++checked;
+    for (ScalarType dt : {kFloat, kDouble, kBFloat16}) {
+      std::string ctx = detail::str_cat(op.name, "(", dt, ")");
+      Tensor a = values.to(dt);
+      TorchResult expected = torch_eval(std::string("out = ") + op.torch, {{"a", a}});
+      ASSERT_TRUE(expected.out.defined()) << ctx << ": " << expected.error;
+      std::vector<double> got = to_doubles(op.fn(a)), want = to_doubles(expected.out);
+      ASSERT_EQ(got.size(), want.size()) << ctx;
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (want[i] != 0 || std::isnan(got[i])) continue;
+        EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i]))
+            << ctx << " at " << to_doubles(values)[i] << ": got " << got[i] << ", PyTorch "
+            << want[i];
+      }
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(names.size()));
+}
+
+// floor/ceil/trunc of an integer tensor are the same values in the same dtype, in a new tensor
+// (as PyTorch, which returns a copy); the in-place forms leave integers as they are.
+TEST(ElementwiseParity, RoundingOpsCopyIntegers) {
+  for (auto fn : {+[](const Tensor& a) { return ember::floor(a); },
+                  +[](const Tensor& a) { return ember::ceil(a); },
+                  +[](const Tensor& a) { return ember::trunc(a); }}) {
+    Tensor a = tensor({-3.0, 0.0, 7.0}, kDouble).to(kLong);
+    Tensor out = fn(a);
+    EXPECT_EQ(out.dtype(), kLong);
+    EXPECT_TRUE(out.equal(a));
+    out.fill_(5);
+    EXPECT_EQ(a.sum().item<int64_t>(), 4) << "the result must not share the input's memory";
+  }
+  Tensor i = tensor({-3.0, 2.0}, kDouble).to(kInt);
+  EXPECT_EQ(i.floor_().dtype(), kInt);
+  EXPECT_EQ(i.ceil_().sum().item<int64_t>(), -1);
+  EXPECT_EQ(i.trunc_().sum().item<int64_t>(), -1);
+  Tensor f = tensor({-2.5, 2.5}, kFloat);
+  EXPECT_TRUE(f.clone().floor_().equal(tensor({-3.0, 2.0}, kFloat)));
+  EXPECT_TRUE(f.clone().ceil_().equal(tensor({-2.0, 3.0}, kFloat)));
+  EXPECT_TRUE(f.clone().trunc_().equal(tensor({-2.0, 2.0}, kFloat)));
+  EXPECT_TRUE(f.clone().fix_().equal(tensor({-2.0, 2.0}, kFloat)));
 }
 
 TEST(ElementwiseParity, ZeroDimAndEmpty) {
@@ -551,6 +623,15 @@ TEST(ElementwiseErrors, UnsupportedDtypeNamesOpAndDtype) {
       {"gelu", kLong, [] { return ember::gelu(ones({2}, kLong)); }},
       {"silu", kInt, [] { return ember::silu(ones({2}, kInt)); }},
       {"gelu", kBool, [] { return ember::gelu(ones({2}, kBool)); }},
+      // PyTorch: "floor_vml_cpu" not implemented for 'Bool', "frac_cpu" ... for 'Long'.
+      {"floor", kBool, [] { return ember::floor(ones({2}, kBool)); }},
+      {"ceil", kBool, [] { return ember::ceil(ones({2}, kBool)); }},
+      {"trunc", kBool, [] { return ember::trunc(ones({2}, kBool)); }},
+      {"trunc", kBool, [] { return ember::fix(ones({2}, kBool)); }},
+      {"floor", kBool, [] { return ones({2}, kBool).floor_(); }},
+      {"frac", kBool, [] { return ember::frac(ones({2}, kBool)); }},
+      {"frac", kInt, [] { return ember::frac(ones({2}, kInt)); }},
+      {"frac", kLong, [] { return ones({2}, kLong).frac(); }},
   };
   for (const Case& c : cases) {
     std::string msg;
@@ -606,6 +687,38 @@ TEST(ElementwiseBackward, UnaryMatchesTorch) {
       expect_close(x.grad(), r.at("ga"), rtol * 10, atol * 10, ctx);
     }
   }
+}
+
+// The gradients of the rounding and transcendental ops are built from differentiable ops, so a
+// second derivative (create_graph) matches PyTorch's.
+TEST(ElementwiseBackward, UnaryDoubleBackwardMatchesTorch) {
+  const std::set<std::string> names = {"floor", "ceil", "trunc", "frac",  "tan",  "asin",  "acos",
+                                       "atan",  "sinh", "cosh",  "expm1", "log2", "log10", "exp2"};
+  int checked = 0;
+  for (const UnaryCase& op : unary_cases()) {
+    if (!names.count(op.name)) continue;
+    ++checked;
+    std::string ctx = detail::str_cat(op.name, " double backward");
+    Tensor a = make_input({{3, 4}, kDouble, op.domain}, seed_for(ctx));
+    Tensor x = a.clone().requires_grad_(true);
+    auto g = autograd::grad({op.fn(x).sum()}, {x}, {}, std::nullopt, /*create_graph=*/true);
+    ASSERT_TRUE(g[0].defined()) << ctx;
+    auto r = TorchOracle::instance().run(
+        std::string("a.requires_grad_(True)\ng, = torch.autograd.grad((lambda a: ") + op.torch +
+            ")(a).sum(), a, create_graph=True)\n"
+            "gg = torch.autograd.grad(g.sum(), a, allow_unused=True)[0] if g.requires_grad else "
+            "None\n"
+            "gg = torch.zeros_like(a) if gg is None else gg",
+        {{"a", a}}, {"g", "gg"});
+    expect_close(g[0].detach(), r.at("g"), 1e-10, 1e-12, ctx + " (first)");
+    Tensor gg;
+    if (g[0].requires_grad()) {
+      gg = autograd::grad({g[0].sum()}, {x}, {}, std::nullopt, false, /*allow_unused=*/true)[0];
+    }
+    if (!gg.defined()) gg = zeros_like(a);
+    expect_close(gg, r.at("gg"), 1e-10, 1e-12, ctx + " (second)");
+  }
+  EXPECT_EQ(checked, static_cast<int>(names.size()));
 }
 
 TEST(ElementwiseBackward, BinaryMatchesTorchWithBroadcasting) {

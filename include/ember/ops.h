@@ -106,6 +106,35 @@ EMBER_API Tensor square(const Tensor& a);
 EMBER_API Tensor sin(const Tensor& a);
 EMBER_API Tensor cos(const Tensor& a);
 EMBER_API Tensor sign(const Tensor& a);
+// floor/ceil/trunc keep the dtype (integers come back unchanged, bool is rejected); frac is
+// x - trunc(x), floating dtypes only; the others promote integers to the default float dtype.
+EMBER_API Tensor floor(const Tensor& a);
+EMBER_API Tensor ceil(const Tensor& a);
+EMBER_API Tensor trunc(const Tensor& a);
+EMBER_API Tensor frac(const Tensor& a);
+EMBER_API Tensor tan(const Tensor& a);
+EMBER_API Tensor asin(const Tensor& a);
+EMBER_API Tensor acos(const Tensor& a);
+EMBER_API Tensor atan(const Tensor& a);
+EMBER_API Tensor sinh(const Tensor& a);
+EMBER_API Tensor cosh(const Tensor& a);
+EMBER_API Tensor expm1(const Tensor& a);
+EMBER_API Tensor log2(const Tensor& a);
+EMBER_API Tensor log10(const Tensor& a);
+EMBER_API Tensor exp2(const Tensor& a);
+// libtorch's aliases.
+inline Tensor fix(const Tensor& a) {
+  return trunc(a);
+}
+inline Tensor arcsin(const Tensor& a) {
+  return asin(a);
+}
+inline Tensor arccos(const Tensor& a) {
+  return acos(a);
+}
+inline Tensor arctan(const Tensor& a) {
+  return atan(a);
+}
 EMBER_API Tensor relu(const Tensor& a);
 EMBER_API Tensor sigmoid(const Tensor& a);
 EMBER_API Tensor tanh(const Tensor& a);

@@ -227,6 +227,25 @@ class EMBER_API Tensor {
   Tensor sin() const;
   Tensor cos() const;
   Tensor sign() const;
+  // floor ... exp2: see ember::floor in ops.h; fix and arcsin/arccos/arctan are libtorch's aliases.
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor trunc() const;
+  Tensor fix() const { return trunc(); }
+  Tensor frac() const;
+  Tensor tan() const;
+  Tensor asin() const;
+  Tensor arcsin() const { return asin(); }
+  Tensor acos() const;
+  Tensor arccos() const { return acos(); }
+  Tensor atan() const;
+  Tensor arctan() const { return atan(); }
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor expm1() const;
+  Tensor log2() const;
+  Tensor log10() const;
+  Tensor exp2() const;
   Tensor relu() const;
   Tensor sigmoid() const;
   Tensor tanh() const;
@@ -337,6 +356,10 @@ class EMBER_API Tensor {
   Tensor& neg_() const;
   Tensor& sqrt_() const;
   Tensor& exp_() const;
+  Tensor& floor_() const;
+  Tensor& ceil_() const;
+  Tensor& trunc_() const;
+  Tensor& fix_() const { return trunc_(); }
   Tensor& uniform_(double from = 0, double to = 1) const;
   Tensor& normal_(double mean = 0, double std = 1) const;
 

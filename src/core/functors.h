@@ -26,6 +26,15 @@ EMBER_HD_INLINE bool isnan_(T x) {
 }
 }  // namespace fn
 
+// A functor with `static constexpr bool kFloatingOnly = true` only ever gets floating inputs (its
+// front end promotes or rejects integers first), so the backends instantiate it for the floating
+// dtypes only: integer kernels nothing can reach would only add CUDA compile time.
+template <typename Op, typename = void>
+struct is_floating_only : std::false_type {};
+template <typename Op>
+struct is_floating_only<Op, std::void_t<decltype(Op::kFloatingOnly)>>
+    : std::bool_constant<Op::kFloatingOnly> {};
+
 struct NegOp {
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
@@ -227,6 +236,107 @@ struct IsNanOp {
   template <typename T>
   EMBER_HD bool operator()(T x, OpParams) const {
     return fn::isnan_(x);
+  }
+};
+
+// ---- rounding and transcendental functions: floating inputs only (see is_floating_only) ----
+struct FloorOp {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::floor(x);
+  }
+};
+struct CeilOp {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::ceil(x);
+  }
+};
+struct TruncOp {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::trunc(x);
+  }
+};
+struct FracOp {
+  static constexpr bool kFloatingOnly = true;
+  // x - trunc(x), as torch.frac: -0.0 gives +0.0 and +-inf gives NaN
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return x - ::trunc(x);
+  }
+};
+struct TanOp {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::tan(x);
+  }
+};
+struct AsinOp {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::asin(x);
+  }
+};
+struct AcosOp {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::acos(x);
+  }
+};
+struct AtanOp {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::atan(x);
+  }
+};
+struct SinhOp {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::sinh(x);
+  }
+};
+struct CoshOp {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::cosh(x);
+  }
+};
+struct Expm1Op {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::expm1(x);
+  }
+};
+struct Log2Op {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::log2(x);
+  }
+};
+struct Log10Op {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::log10(x);
+  }
+};
+struct Exp2Op {
+  static constexpr bool kFloatingOnly = true;
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return ::exp2(x);
   }
 };
 

@@ -28,7 +28,21 @@
   _(RPowScalar, RPowScalarOp) \
   _(LogicalNot, LogicalNotOp) \
   _(IsNan, IsNanOp)           \
-  _(Round, RoundOp)
+  _(Round, RoundOp)           \
+  _(Floor, FloorOp)           \
+  _(Ceil, CeilOp)             \
+  _(Trunc, TruncOp)           \
+  _(Frac, FracOp)             \
+  _(Tan, TanOp)               \
+  _(Asin, AsinOp)             \
+  _(Acos, AcosOp)             \
+  _(Atan, AtanOp)             \
+  _(Sinh, SinhOp)             \
+  _(Cosh, CoshOp)             \
+  _(Expm1, Expm1Op)           \
+  _(Log2, Log2Op)             \
+  _(Log10, Log10Op)           \
+  _(Exp2, Exp2Op)
 
 // Binary: out = f(a, b [, p.a]); broadcasting is done by the caller through zero strides.
 #define EMBER_BINARY_OPS(_)                 \

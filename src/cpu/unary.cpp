@@ -88,6 +88,18 @@ void unary_vec_kernel(VecUnaryFn<acc_t<in_t>> f, const Tensor& out, const Tensor
   });
 }
 
+// Runs `Op` over `in`, or, for a floating-only functor given an integer dtype (which its front
+// end never does), throws instead of instantiating a kernel for it.
+template <typename Op, typename in_t>
+void unary_or_reject(const char* name, const Tensor& out, const Tensor& in, OpParams p) {
+  if constexpr (is_floating_only<Op>::value && !std::is_floating_point_v<acc_t<in_t>>) {
+    throw TypeError(::ember::detail::str_cat(
+        "unary op ", name, " is defined for floating dtypes only, got ", to_string(in.dtype())));
+  } else {
+    unary_kernel<Op, in_t>(out, in, p);
+  }
+}
+
 // Picks the functor for `op` (the switch lives outside the dtype-dispatch macro).
 template <typename scalar_t>
 void unary_for_dtype(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
@@ -98,9 +110,9 @@ void unary_for_dtype(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p
     }
   }
   switch (op) {
-#define EMBER_UNARY_CASE(name, functor)          \
-  case UnaryOp::name:                            \
-    unary_kernel<functor, scalar_t>(out, in, p); \
+#define EMBER_UNARY_CASE(name, functor)                    \
+  case UnaryOp::name:                                      \
+    unary_or_reject<functor, scalar_t>(#name, out, in, p); \
     break;
     EMBER_UNARY_OPS(EMBER_UNARY_CASE)
 #undef EMBER_UNARY_CASE

@@ -19,13 +19,25 @@ struct UnaryFn {
   }
 };
 
+// Launches `Op` over `in`, or, for a floating-only functor given an integer dtype (which its
+// front end never does), throws instead of compiling a kernel for it.
+template <typename Op, typename scalar_t>
+void launch_or_reject(const char* name, const Tensor& out, const Tensor& in, OpParams p) {
+  if constexpr (is_floating_only<Op>::value && !std::is_floating_point_v<acc_t<scalar_t>>) {
+    throw TypeError(::ember::detail::str_cat(
+        "unary op ", name, " is defined for floating dtypes only, got ", to_string(in.dtype())));
+  } else {
+    launch_elementwise<2>({&out, &in}, UnaryFn<Op, scalar_t>{p});
+  }
+}
+
 // The switch lives in a function: a #define inside a macro argument is not portable (nvcc).
 template <typename scalar_t>
 void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
   switch (op) {
-#define EMBER_UNARY_CASE(name, functor)                                \
-  case UnaryOp::name:                                                  \
-    launch_elementwise<2>({&out, &in}, UnaryFn<functor, scalar_t>{p}); \
+#define EMBER_UNARY_CASE(name, functor)                     \
+  case UnaryOp::name:                                       \
+    launch_or_reject<functor, scalar_t>(#name, out, in, p); \
     break;
     EMBER_UNARY_OPS(EMBER_UNARY_CASE)
 #undef EMBER_UNARY_CASE

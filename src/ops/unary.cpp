@@ -13,6 +13,8 @@ using autograd::variable_list;
 
 namespace {
 
+constexpr double kLn2 = 0.69314718055994530942, kLn10 = 2.30258509299404568402;
+
 // Ops defined for every dtype keep it (neg, abs, relu...); "float ops" promote integers.
 Tensor keep_dtype(UnaryOp op, const Tensor& a, OpParams p = {}) {
   return unary_kernel_call(op, a, a.dtype(), p);
@@ -116,6 +118,77 @@ Tensor cos(const Tensor& a) {
 Tensor sign(const Tensor& a) {
   return with_grad("SignBackward0", a, keep_dtype(UnaryOp::Sign, a), false, true,
                    [](const Tensor&, const Tensor& y) { return zeros_like(y); });
+}
+// floor, ceil and trunc keep the dtype: integers are whole already and come back as a copy, as
+// in PyTorch; bool is rejected, as PyTorch does. The gradient is zero (almost everywhere).
+Tensor rounding_op(const char* name, const char* backward_name, UnaryOp op, const Tensor& a) {
+  EMBER_CHECK(a.dtype() != kBool, TypeError, "\"", name, "\" not implemented for 'Bool'");
+  Tensor out = is_floating_point(a.dtype()) ? keep_dtype(op, a) : a.clone();
+  if (autograd::needs_grad({a})) {
+    autograd::record(backward_name, out, {a},
+                     [](const variable_list& g) { return variable_list{zeros_like(g[0])}; });
+  }
+  return out;
+}
+Tensor floor(const Tensor& a) {
+  return rounding_op("floor", "FloorBackward0", UnaryOp::Floor, a);
+}
+Tensor ceil(const Tensor& a) {
+  return rounding_op("ceil", "CeilBackward0", UnaryOp::Ceil, a);
+}
+Tensor trunc(const Tensor& a) {
+  return rounding_op("trunc", "TruncBackward0", UnaryOp::Trunc, a);
+}
+Tensor frac(const Tensor& a) {
+  // PyTorch has no integer frac (it would be all zeros) and rejects them.
+  EMBER_CHECK(is_floating_point(a.dtype()), TypeError, "\"frac\" not implemented for '",
+              to_string(a.dtype()), "'");
+  Tensor out = keep_dtype(UnaryOp::Frac, a);
+  if (autograd::needs_grad({a})) {
+    autograd::record("FracBackward0", out, {a},
+                     [](const variable_list& g) { return variable_list{g[0]}; });
+  }
+  return out;
+}
+Tensor tan(const Tensor& a) {
+  return with_grad("TanBackward0", a, float_op(UnaryOp::Tan, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return 1 + y * y; });
+}
+Tensor asin(const Tensor& a) {
+  return with_grad("AsinBackward0", a, float_op(UnaryOp::Asin, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return rsqrt(1 - x * x); });
+}
+Tensor acos(const Tensor& a) {
+  return with_grad("AcosBackward0", a, float_op(UnaryOp::Acos, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return -rsqrt(1 - x * x); });
+}
+Tensor atan(const Tensor& a) {
+  return with_grad("AtanBackward0", a, float_op(UnaryOp::Atan, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return 1 / (1 + x * x); });
+}
+Tensor sinh(const Tensor& a) {
+  return with_grad("SinhBackward0", a, float_op(UnaryOp::Sinh, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return cosh(x); });
+}
+Tensor cosh(const Tensor& a) {
+  return with_grad("CoshBackward0", a, float_op(UnaryOp::Cosh, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return sinh(x); });
+}
+Tensor expm1(const Tensor& a) {
+  return with_grad("Expm1Backward0", a, float_op(UnaryOp::Expm1, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return y + 1; });
+}
+Tensor log2(const Tensor& a) {
+  return with_grad("Log2Backward0", a, float_op(UnaryOp::Log2, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return 1 / (x * kLn2); });
+}
+Tensor log10(const Tensor& a) {
+  return with_grad("Log10Backward0", a, float_op(UnaryOp::Log10, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return 1 / (x * kLn10); });
+}
+Tensor exp2(const Tensor& a) {
+  return with_grad("Exp2Backward0", a, float_op(UnaryOp::Exp2, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return y * kLn2; });
 }
 Tensor relu(const Tensor& a) {
   EMBER_CHECK(a.dtype() != kBool, TypeError, "Boolean inputs not supported for relu");
@@ -230,6 +303,48 @@ Tensor Tensor::cos() const {
 Tensor Tensor::sign() const {
   return ember::sign(*this);
 }
+Tensor Tensor::floor() const {
+  return ember::floor(*this);
+}
+Tensor Tensor::ceil() const {
+  return ember::ceil(*this);
+}
+Tensor Tensor::trunc() const {
+  return ember::trunc(*this);
+}
+Tensor Tensor::frac() const {
+  return ember::frac(*this);
+}
+Tensor Tensor::tan() const {
+  return ember::tan(*this);
+}
+Tensor Tensor::asin() const {
+  return ember::asin(*this);
+}
+Tensor Tensor::acos() const {
+  return ember::acos(*this);
+}
+Tensor Tensor::atan() const {
+  return ember::atan(*this);
+}
+Tensor Tensor::sinh() const {
+  return ember::sinh(*this);
+}
+Tensor Tensor::cosh() const {
+  return ember::cosh(*this);
+}
+Tensor Tensor::expm1() const {
+  return ember::expm1(*this);
+}
+Tensor Tensor::log2() const {
+  return ember::log2(*this);
+}
+Tensor Tensor::log10() const {
+  return ember::log10(*this);
+}
+Tensor Tensor::exp2() const {
+  return ember::exp2(*this);
+}
 Tensor Tensor::relu() const {
   return ember::relu(*this);
 }
@@ -274,6 +389,15 @@ Tensor& Tensor::sqrt_() const {
 }
 Tensor& Tensor::exp_() const {
   return unary_inplace(const_cast<Tensor&>(*this), "exp_", UnaryOp::Exp, true, ember::exp);
+}
+Tensor& Tensor::floor_() const {
+  return unary_inplace(const_cast<Tensor&>(*this), "floor_", UnaryOp::Floor, true, ember::floor);
+}
+Tensor& Tensor::ceil_() const {
+  return unary_inplace(const_cast<Tensor&>(*this), "ceil_", UnaryOp::Ceil, true, ember::ceil);
+}
+Tensor& Tensor::trunc_() const {
+  return unary_inplace(const_cast<Tensor&>(*this), "trunc_", UnaryOp::Trunc, true, ember::trunc);
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
   check_inplace_allowed(*this, "clamp_");
