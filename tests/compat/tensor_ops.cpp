@@ -34,6 +34,20 @@ int main() {
   report("maximum", torch::maximum(a, torch::full({3, 4}, 5.0)));
   report("where", torch::where(a > 5, a, torch::zeros_like(a)));
 
+  // Rounding and transcendental functions.
+  auto r = b * 2.6;
+  report("floor", torch::floor(r));
+  report("ceil", r.ceil());
+  report("trunc_fix", torch::trunc(r) + torch::fix(r));
+  report("frac", r.frac());
+  report("floor_int", torch::floor(torch::tensor({-3, 4})));
+  report("tan_atan", torch::tan(b) + b.atan());
+  report("asin_acos", torch::asin(b * 0.9) + torch::acos(b * 0.9) * 10);
+  report("sinh_cosh", torch::sinh(b) + b.cosh() * 10);
+  report("expm1_exp2", torch::expm1(b) + torch::exp2(b) * 10);
+  report("log2_log10", torch::log2(a + 1) + (a + 1).log10() * 10);
+  report("floor_inplace", r.clone().floor_());
+
   // In place.
   auto c = a.clone();
   c.add_(1).mul_(2).sub_(b).div_(4);
