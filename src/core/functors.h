@@ -26,14 +26,18 @@ EMBER_HD_INLINE bool isnan_(T x) {
 }
 }  // namespace fn
 
-// A functor with `static constexpr bool kFloatingOnly = true` only ever gets floating inputs (its
-// front end promotes or rejects integers first), so the backends instantiate it for the floating
-// dtypes only: integer kernels nothing can reach would only add CUDA compile time.
+// A unary functor with `static constexpr bool kFloatingOnly = true` only ever gets floating inputs
+// (its front end promotes or rejects integers first). kUnarySupports says which storage dtypes a
+// unary functor is compiled for, as kBinarySupports does for binary ones: the backends instantiate
+// no kernel for the rest, which nothing could reach and which would only add CUDA compile time.
 template <typename Op, typename = void>
 struct is_floating_only : std::false_type {};
 template <typename Op>
 struct is_floating_only<Op, std::void_t<decltype(Op::kFloatingOnly)>>
     : std::bool_constant<Op::kFloatingOnly> {};
+template <typename Op, typename scalar_t>
+inline constexpr bool kUnarySupports =
+    !is_floating_only<Op>::value || !std::is_integral_v<scalar_t>;
 
 struct NegOp {
   template <typename T>
@@ -239,7 +243,7 @@ struct IsNanOp {
   }
 };
 
-// ---- rounding and transcendental functions: floating inputs only (see is_floating_only) ----
+// ---- rounding and transcendental functions: floating inputs only (see kUnarySupports) ----
 struct FloorOp {
   static constexpr bool kFloatingOnly = true;
   template <typename T>

@@ -92,9 +92,9 @@ void unary_vec_kernel(VecUnaryFn<acc_t<in_t>> f, const Tensor& out, const Tensor
 // end never does), throws instead of instantiating a kernel for it.
 template <typename Op, typename in_t>
 void unary_or_reject(const char* name, const Tensor& out, const Tensor& in, OpParams p) {
-  if constexpr (is_floating_only<Op>::value && !std::is_floating_point_v<acc_t<in_t>>) {
-    throw TypeError(::ember::detail::str_cat(
-        "unary op ", name, " is defined for floating dtypes only, got ", to_string(in.dtype())));
+  if constexpr (!kUnarySupports<Op, in_t>) {
+    throw TypeError(::ember::detail::str_cat("unary op ", name, " is not compiled for ",
+                                             to_string(in.dtype())));
   } else {
     unary_kernel<Op, in_t>(out, in, p);
   }

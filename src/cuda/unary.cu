@@ -23,9 +23,9 @@ struct UnaryFn {
 // front end never does), throws instead of compiling a kernel for it.
 template <typename Op, typename scalar_t>
 void launch_or_reject(const char* name, const Tensor& out, const Tensor& in, OpParams p) {
-  if constexpr (is_floating_only<Op>::value && !std::is_floating_point_v<acc_t<scalar_t>>) {
-    throw TypeError(::ember::detail::str_cat(
-        "unary op ", name, " is defined for floating dtypes only, got ", to_string(in.dtype())));
+  if constexpr (!kUnarySupports<Op, scalar_t>) {
+    throw TypeError(::ember::detail::str_cat("unary op ", name, " is not compiled for ",
+                                             to_string(in.dtype())));
   } else {
     launch_elementwise<2>({&out, &in}, UnaryFn<Op, scalar_t>{p});
   }
