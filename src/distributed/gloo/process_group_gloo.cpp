@@ -440,27 +440,37 @@ std::shared_ptr<Work> ProcessGroupGloo::_reduce_scatter_base(Tensor& output, Ten
       std::make_shared<Tensor>(input.to(kCPU, work_dtype, /*non_blocking=*/false, /*copy=*/true));
   auto out = std::make_shared<Staged>(output);
   Impl* impl = impl_.get();
-  return impl_->enqueue(op, {output}, timeout, [impl, buffer, out, opts, reduce_op](uint32_t) {
-    const int64_t n = out->host.numel();
-    if (n == 0) return;
-    dispatch_dtype(buffer->dtype(), "reduce_scatter", [&](auto tt) {
-      using T = typename decltype(tt)::type;
-      if constexpr (std::is_same_v<T, bool>) {
-        throw Error("reduce_scatter: bool tensors are reduced as bytes");  // not reached
-      } else {
-        T* p = static_cast<T*>(buffer->data_ptr());
-        std::vector<int> counts(static_cast<size_t>(impl->size), static_cast<int>(n));
-        gloo::ReduceScatterHalvingDoubling<T> algorithm(impl->context, {p},
-                                                        static_cast<int>(buffer->numel()), counts,
-                                                        reduction_for<T>(reduce_op));
-        algorithm.run();
-      }
-    });
-    // This rank's block now sits at the start of the buffer.
-    out->host.copy_(buffer->slice(0, 0, n).view(out->host.sizes()));
-    if (opts.reduceOp == ReduceOp::AVG) out->host.div_(impl->size);
-    out->write_back();
-  });
+  return impl_->enqueue(
+      op, {output}, timeout, [impl, buffer, out, opts, reduce_op, timeout](uint32_t tag) {
+        const int64_t n = out->host.numel();
+        if (n == 0) return;
+        dispatch_dtype(buffer->dtype(), "reduce_scatter", [&](auto tt) {
+          using T = typename decltype(tt)::type;
+          if constexpr (std::is_same_v<T, bool>) {
+            throw Error("reduce_scatter: bool tensors are reduced as bytes");  // not reached
+          } else {
+            T* p = static_cast<T*>(buffer->data_ptr());
+            std::vector<int> counts(static_cast<size_t>(impl->size), static_cast<int>(n));
+            gloo::ReduceScatterHalvingDoubling<T> algorithm(impl->context, {p},
+                                                            static_cast<int>(buffer->numel()),
+                                                            counts, reduction_for<T>(reduce_op));
+            algorithm.run();
+          }
+        });
+        // The halving-doubling algorithm returns without waiting for its last notification sends,
+        // which Gloo may still hold in its queue: a rank that exits right after the op would cut
+        // its peers off mid-operation ("connection closed by peer", seen once in CI with three
+        // ranks). A barrier's messages queue behind them on the same connections and the barrier
+        // waits for its own sends, so the op completes only once its messages have left.
+        gloo::BarrierOptions flush(impl->context);
+        flush.setTag(tag);
+        flush.setTimeout(timeout);
+        gloo::barrier(flush);
+        // This rank's block now sits at the start of the buffer.
+        out->host.copy_(buffer->slice(0, 0, n).view(out->host.sizes()));
+        if (opts.reduceOp == ReduceOp::AVG) out->host.div_(impl->size);
+        out->write_back();
+      });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(std::vector<Tensor>& outputs,
