@@ -14,10 +14,6 @@ using autograd::variable_list;
 
 namespace {
 
-std::vector<int64_t> shape_of(const Tensor& t) {
-  return t.sizes().vec();
-}
-
 void check_not_bool(const char* op, ScalarType result, ScalarType a, ScalarType b) {
   EMBER_CHECK(result != kBool, TypeError, "\"", op, "\" not implemented for 'Bool' (got ",
               to_string(a), " and ", to_string(b), " operands)");
@@ -80,8 +76,8 @@ Tensor modulo(BinaryOp op, const char* name, const char* node, std::string_view 
   Tensor out = rounding_division(op, name, a, b);
   if (autograd::needs_grad({a, b})) {
     autograd::record(node, out, {a, b},
-                     [xa = SavedTensor(a), xb = SavedTensor(b), sa = shape_of(a), sb = shape_of(b),
-                      rounding](const variable_list& g) {
+                     [xa = SavedTensor(a), xb = SavedTensor(b), sa = a.sizes().vec(),
+                      sb = b.sizes().vec(), rounding](const variable_list& g) {
                        Tensor quotient = div(xa.unpack(), xb.unpack(), rounding);
                        return variable_list{sum_to(g[0], sa), sum_to(-g[0] * quotient, sb)};
                      });
@@ -100,7 +96,7 @@ Tensor modulo(BinaryOp op, const char* name, const char* node, const Tensor& a, 
 Tensor with_zero_grad(Tensor out, const Tensor& a, const Tensor& b) {
   if (autograd::needs_grad({a, b})) {
     autograd::record("DivBackward2", out, {a, b},
-                     [sa = shape_of(a), sb = shape_of(b)](const variable_list& g) {
+                     [sa = a.sizes().vec(), sb = b.sizes().vec()](const variable_list& g) {
                        return variable_list{zeros(sa, g[0].options()), zeros(sb, g[0].options())};
                      });
   }
