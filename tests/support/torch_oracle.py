@@ -35,6 +35,15 @@ except Exception as e:  # noqa: BLE001 - report any import failure to the C++ si
 
 torch.set_num_threads(1)  # the C++ side of the test owns the (few) cores
 
+# A CPU without AVX-512 (or oneDNN capped below it, ONEDNN_MAX_CPU_ISA=AVX2, as CI's capped runs
+# do): PyTorch picks its bfloat16 convolution and matmul kernels by the CPU's own flags
+# (mkldnn_bf16_device_check reads cpuinfo, not oneDNN's cap), so under a cap it would ask oneDNN
+# for bfloat16 kernels that the cap removed ("could not create a primitive descriptor"). Off
+# oneDNN it takes the path it takes on a real AVX2 machine (slow_conv2d, its own GEMM).
+_isa_cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "").lower()
+if _isa_cap and _isa_cap != "all" and "avx512" not in _isa_cap and "amx" not in _isa_cap:
+    torch.backends.mkldnn.enabled = False
+
 _DTYPES = {
     "float32": torch.float32,
     "float64": torch.float64,
