@@ -154,6 +154,42 @@ TEST(EmberRun, SignalsAreForwardedToTheRanks) {
   EXPECT_EQ(read(dir + "/term1"), "got-term\n");
 }
 
+// A rank's state from /proc: running, or gone (exited, or a zombie nobody has reaped yet).
+bool process_alive(pid_t pid) {
+  std::string stat = read("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) return false;
+  const size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+TEST(EmberRun, RanksDieWithAKilledLauncher) {
+  std::string dir = temp_dir();
+  std::vector<pid_t> rank_pids;
+  Outcome o = run_launcher(
+      {"--nproc-per-node", "2", "sh", "-c", "echo $$ > " + dir + "/pid$RANK; exec sleep 30"},
+      [&](pid_t launcher) {
+        for (int i = 0; i < 400 && rank_pids.size() < 2; ++i) {  // bounded: 10 s
+          rank_pids.clear();
+          for (int r = 0; r < 2; ++r) {
+            std::string p = read(dir + "/pid" + std::to_string(r));
+            if (!p.empty() && p.back() == '\n') rank_pids.push_back(std::stoi(p));
+          }
+          if (rank_pids.size() < 2) std::this_thread::sleep_for(25ms);
+        }
+        ::kill(launcher, SIGKILL);  // nothing can be forwarded
+      });
+  ASSERT_TRUE(WIFSIGNALED(o.status)) << o.err;
+  ASSERT_EQ(rank_pids.size(), 2u) << "the ranks did not start: " << o.err;
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {  // bounded: 5 s
+    gone = !process_alive(rank_pids[0]) && !process_alive(rank_pids[1]);
+    if (!gone) std::this_thread::sleep_for(25ms);
+  }
+  EXPECT_TRUE(gone) << "ranks " << rank_pids[0] << " and " << rank_pids[1]
+                    << " outlived their launcher";
+  for (pid_t p : rank_pids) ::kill(p, SIGKILL);  // never leave them behind
+}
+
 TEST(EmberRun, BadCommandLinesAreExplained) {
   Outcome o = run_launcher({"--nproc-per-node", "0", "true"});
   EXPECT_EQ(WEXITSTATUS(o.status), 2);

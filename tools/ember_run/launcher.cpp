@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -99,6 +100,7 @@ int launch(const Args& args) {
         {"LOCAL_WORLD_SIZE", std::to_string(args.nproc_per_node)},
         {"GROUP_RANK", std::to_string(args.node_rank)},
     };
+    const pid_t launcher = ::getpid();
     pid_t pid = ::fork();
     if (pid < 0) {
       message(std::string("fork failed: ") + strerror(errno));
@@ -106,6 +108,11 @@ int launch(const Args& args) {
       return 1;
     }
     if (pid == 0) {
+      // Tied to the launcher: if it dies, even by SIGKILL (which it cannot forward), the rank is
+      // killed too rather than running on, or waiting in a collective, with no one to stop it.
+      // The flag survives exec; the getppid check covers a launcher gone before the prctl.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != launcher) ::_exit(128 + SIGKILL);
       sigprocmask(SIG_SETMASK, &previous, nullptr);
       for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
       // Several ranks on one node share its cores: one OpenMP thread each unless told otherwise.
