@@ -1,5 +1,6 @@
-// ProcessGroupNCCL where NCCL cannot run: a build without CUDA, or simulated CUDA devices (NCCL
-// drives real GPUs and is not simulated). Constructing one says which and what to use instead.
+// ProcessGroupNCCL where NCCL cannot run: a build without CUDA, a CUDA build without NCCL, or
+// simulated CUDA devices (NCCL drives real GPUs and is not simulated). Constructing one says
+// which and what to use instead.
 #include "ember/distributed/process_group_nccl.h"
 #include "ember/cuda.h"
 
@@ -20,9 +21,17 @@ namespace {
         "backend, which stages CUDA tensors through host memory, or build with -DEMBER_CUDA=ON "
         "for real GPUs");
   }
+#if defined(EMBER_WITH_CUDA) && !defined(EMBER_CUDA_SIM)
+  throw NotImplementedError(
+      "the NCCL backend is not in this Ember: it was built with CUDA but NCCL (libnccl and "
+      "nccl.h) was not found at configure time (set EMBER_NCCL_LIBRARY and "
+      "EMBER_NCCL_INCLUDE_DIR). Use the \"gloo\" backend, which stages CUDA tensors through host "
+      "memory");
+#else
   throw NotImplementedError(
       "the NCCL backend needs CUDA, and this Ember was built without it (configure with "
       "-DEMBER_CUDA=ON). Use the \"gloo\" backend for CPU tensors");
+#endif
 }
 }  // namespace
 
