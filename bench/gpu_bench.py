@@ -307,6 +307,8 @@ def main():
     ap.add_argument("--ember", default=os.path.join(ROOT, "build-gpu-check", "bench", "bench_ember_cuda"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--out", help="also write the JSON here (e.g. $OUT/gpu_bench.json on the device machine)")
+    ap.add_argument("--strict", action="store_true",
+                    help="exit 1 unless both Ember's and PyTorch's rows ran (the GPU proof's mode)")
     ap.add_argument("--self-test", action="store_true",
                     help="check the pairing, ratio and target logic on made-up rows (no GPU needed)")
     args = ap.parse_args()
@@ -330,6 +332,7 @@ def main():
     else:
         print(f"gpu_bench: {args.ember} not found (build with EMBER_CUDA=ON, e.g. scripts/gpu-check)",
               file=sys.stderr)
+        status = 1 if args.strict else status
     try:
         import torch
         if not torch.cuda.is_available():
@@ -339,6 +342,10 @@ def main():
         docs.append({"program": "pytorch", "info": info, "rows": r.rows})
     except ImportError as e:
         print(f"gpu_bench: no PyTorch with CUDA here ({e}); Ember and raw CUDA only", file=sys.stderr)
+        status = 1 if args.strict else status
+    except Exception as e:  # noqa: BLE001 - a PyTorch-side failure must not read as a pass
+        print(f"gpu_bench: the PyTorch rows failed: {type(e).__name__}: {e}", file=sys.stderr)
+        status = 1
 
     rows = pair(docs)
     print(table(rows))

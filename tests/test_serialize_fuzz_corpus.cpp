@@ -8,10 +8,11 @@
 #include <fstream>
 
 #include "ember/serialize.h"
+#include "support/test_util.h"
 
 namespace {
 std::vector<std::string> corpus_files() {
-  const std::string dir = std::string(EMBER_SOURCE_DIR) + "/tests/fuzz/corpus/safetensors";
+  const std::string dir = ember::testing::source_dir() + "/tests/fuzz/corpus/safetensors";
   std::vector<std::string> out;
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d)) {

@@ -17,6 +17,7 @@
 #include "ember_train/models.h"
 #include "ember_train/output_dir.h"
 #include "ember_train/trainer.h"
+#include "support/test_util.h"
 
 namespace et = ember::train;
 
@@ -186,7 +187,7 @@ TEST(TrainArgs, UsageListsEveryFlagAndTheDefaults) {
 
 TEST(TrainArgs, UsageListsEveryFlagTheParserKnows) {
   // Every "--flag" literal in the parser's source must appear in --help.
-  std::ifstream src(std::string(EMBER_SOURCE_DIR) + "/tools/ember_train/args.cpp");
+  std::ifstream src(ember::testing::source_dir() + "/tools/ember_train/args.cpp");
   ASSERT_TRUE(src.good());
   std::stringstream text;
   text << src.rdbuf();

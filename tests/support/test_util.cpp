@@ -2,7 +2,9 @@
 #include "support/test_util.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cstdlib>
 #include <utility>
 
 #include "ember/autograd.h"
@@ -10,6 +12,17 @@
 #include "support/torch_oracle.h"
 
 namespace ember::testing {
+
+std::string source_dir() {
+  if (const char* env = std::getenv("EMBER_SOURCE_DIR"); env && *env) return env;
+  struct stat st;
+  if (::stat(EMBER_SOURCE_DIR "/tests/support", &st) == 0) return EMBER_SOURCE_DIR;
+  return ".";
+}
+
+std::string support_dir() {
+  return source_dir() + "/tests/support";
+}
 
 std::vector<Device> cuda_devices() {
   std::vector<Device> out;

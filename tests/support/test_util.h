@@ -12,6 +12,13 @@
 
 namespace ember::testing {
 
+// The source tree and tests/support, found at run time: $EMBER_SOURCE_DIR, else the folder this
+// build was configured from when it still exists, else the working directory (CTest runs the tests
+// from the source root). Test binaries carried to another machine (scripts/gpu-check) then find
+// their scripts and data in that machine's checkout.
+std::string source_dir();
+std::string support_dir();
+
 // CPU, then cuda:0..n-1 when ember::cuda::is_available().
 std::vector<Device> cuda_devices();
 std::vector<Device> test_devices();

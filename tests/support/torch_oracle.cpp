@@ -20,6 +20,7 @@
 #include "core/backend.h"
 #include "core/tensor_factory.h"
 #include "ember/autograd.h"
+#include "support/test_util.h"
 
 extern char** environ;
 
@@ -314,7 +315,7 @@ void TorchOracle::ensure_started() {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  std::string script = std::string(EMBER_TEST_SUPPORT_DIR) + "/torch_oracle.py";
+  std::string script = support_dir() + "/torch_oracle.py";
   std::vector<char*> argv = {const_cast<char*>(python.c_str()), const_cast<char*>("-u"),
                              script.data(), nullptr};
   pid_t pid = -1;
