@@ -3,9 +3,13 @@
 #include "serialize/safetensors_format.h"
 
 #include <algorithm>
+#include <exception>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "ember/error.h"
 
@@ -131,6 +135,155 @@ Entry parse_entry(const std::string& name, const nlohmann::json& v, const std::s
   return e;
 }
 
+// Reads the header in one pass over its JSON: each top-level value (a tensor's entry or
+// "__metadata__") is built as a small document, validated into the Header, and dropped, so the
+// cost is linear in the header's size and no document of the whole header is kept. (Not
+// json::parse with a callback: its callback parser rescans the enclosing object after every
+// nested object ends, which made loading quadratic in the number of tensors; nor a whole-header
+// document, whose million small allocations took most of the time.)
+//
+// Errors are reported as a whole-document parse would: invalid JSON first, then a header that is
+// not an object, then a tensor named twice, then the first invalid entry.
+class HeaderReader final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  HeaderReader(Header& header, size_t header_bytes, uint64_t data_size, const std::string& file)
+      : header_(header), data_size_(data_size), file_(file) {
+    names_.reserve(header_bytes / 64);  // an entry takes some 60-100 bytes of JSON
+  }
+
+  // Throws the first problem found, in the order above; `parsed` is what sax_parse returned.
+  void finish(bool parsed) const {
+    if (!parsed || !syntax_error_.empty()) {
+      fail(file_, "the header is not valid JSON: " + syntax_error_);
+    }
+    if (!root_type_.empty()) fail(file_, "the header must be a JSON object, got " + root_type_);
+    if (!duplicate_.empty()) fail(file_, duplicate_);
+    if (entry_error_) std::rethrow_exception(entry_error_);
+  }
+
+  bool null() override { return put(nullptr); }
+  bool boolean(bool v) override { return put(v); }
+  bool number_integer(number_integer_t v) override { return put(v); }
+  bool number_unsigned(number_unsigned_t v) override { return put(v); }
+  bool number_float(number_float_t v, const string_t&) override { return put(v); }
+  bool string(string_t& v) override { return put(std::move(v)); }
+  bool binary(binary_t& v) override { return put(nlohmann::json::binary(std::move(v))); }
+  bool start_object(std::size_t) override {
+    if (depth_++ == 0) return true;  // the header itself
+    open(nlohmann::json::object());
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    if (depth_++ == 0) {
+      root_type_ = "array";
+      return true;
+    }
+    open(nlohmann::json::array());
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (!root_type_.empty()) return true;
+    if (depth_ == 1) {
+      if (!names_.insert(k).second) note_duplicate("the header names \"" + k + "\" twice");
+      name_ = std::move(k);
+      return true;
+    }
+    slot_ = &(*open_.back())[k];
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception& e) override {
+    syntax_error_ = e.what();
+    return false;
+  }
+
+ private:
+  // Stores a value where the document is at: the current top-level value, the next element of
+  // an array, or the value of the latest key. Returns where it went. A pointer into an array
+  // stays valid while it is on open_: the array grows only after that element is closed.
+  nlohmann::json* place(nlohmann::json v) {
+    if (open_.empty()) {
+      value_ = std::move(v);
+      return &value_;
+    }
+    nlohmann::json& parent = *open_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(v));
+      return &parent.back();
+    }
+    *slot_ = std::move(v);
+    return slot_;
+  }
+  void open(nlohmann::json container) {
+    if (root_type_.empty()) open_.push_back(place(std::move(container)));
+  }
+  bool close() {
+    if (--depth_ == 0 || !root_type_.empty()) return true;
+    open_.pop_back();
+    if (open_.empty()) take_value();
+    return true;
+  }
+  bool put(nlohmann::json v) {
+    if (depth_ == 0) {
+      root_type_ = v.type_name();
+    } else if (root_type_.empty()) {
+      place(std::move(v));
+      if (open_.empty()) take_value();
+    }
+    return true;
+  }
+  void note_duplicate(std::string what) {
+    if (duplicate_.empty()) duplicate_ = std::move(what);
+  }
+
+  // The top-level value `value_` named `name_` is complete: into the header with it.
+  void take_value() {
+    if (!entry_error_ && duplicate_.empty()) {
+      try {
+        add(name_, value_);
+      } catch (const Error&) {
+        entry_error_ = std::current_exception();  // thrown once the parse has finished
+      }
+    }
+    value_ = nullptr;
+  }
+
+  void add(const std::string& key, const nlohmann::json& value) {
+    if (key == "__metadata__") {
+      if (!value.is_object()) fail(file_, "\"__metadata__\" must be an object of strings");
+      for (const auto& [mk, mv] : value.items()) {
+        if (!mv.is_string()) {
+          fail(file_,
+               "\"__metadata__\" value for \"" + mk + "\" must be a string, got " + mv.type_name());
+        }
+        header_.metadata[mk] = mv.get<std::string>();
+      }
+      return;
+    }
+    Entry e = parse_entry(key, value, file_);
+    if (e.end > data_size_) {
+      fail(file_, "tensor \"" + key + "\" has data_offsets [" + std::to_string(e.begin) + ", " +
+                      std::to_string(e.end) + "] beyond the " + std::to_string(data_size_) +
+                      "-byte data section (truncated file?)");
+    }
+    header_.entries.push_back(std::move(e));
+  }
+
+  Header& header_;
+  const uint64_t data_size_;
+  const std::string& file_;
+  int depth_ = 0;                          // containers open, the header's own object included
+  std::string root_type_;                  // the header's JSON type when it is not an object
+  std::unordered_set<std::string> names_;  // top-level keys so far
+  std::string name_;                       // the latest top-level key
+  nlohmann::json value_;                   // its value, being built
+  std::vector<nlohmann::json*> open_;      // containers of value_ being filled, innermost last
+  nlohmann::json* slot_ = nullptr;         // the value of the latest key below the top level
+  std::string syntax_error_, duplicate_;
+  std::exception_ptr entry_error_;
+};
+
 }  // namespace
 
 const char* dtype_name(ScalarType t) {
@@ -177,49 +330,17 @@ uint64_t header_length(const unsigned char prefix[8], uint64_t file_size, const 
 
 Header parse_header(const char* json, size_t len, uint64_t file_size, const std::string& file) {
   check_nesting(json, len, file);
-  std::set<std::string> top_keys;
-  std::string duplicate;
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(
-        json, json + len,
-        [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-          if (depth == 1 && event == nlohmann::json::parse_event_t::key && duplicate.empty()) {
-            std::string k = parsed.get<std::string>();
-            if (!top_keys.insert(k).second) duplicate = k;
-          }
-          return true;
-        });
-  } catch (const nlohmann::json::exception& e) {
-    fail(file, std::string("the header is not valid JSON: ") + e.what());
-  }
-  if (!root.is_object())
-    fail(file, std::string("the header must be a JSON object, got ") + root.type_name());
-  if (!duplicate.empty()) fail(file, "the header names \"" + duplicate + "\" twice");
-
   Header h;
   h.data_start = 8 + len;
   const uint64_t data_size = file_size - h.data_start;
-  for (const auto& [key, value] : root.items()) {
-    if (key == "__metadata__") {
-      if (!value.is_object()) fail(file, "\"__metadata__\" must be an object of strings");
-      for (const auto& [mk, mv] : value.items()) {
-        if (!mv.is_string()) {
-          fail(file,
-               "\"__metadata__\" value for \"" + mk + "\" must be a string, got " + mv.type_name());
-        }
-        h.metadata[mk] = mv.get<std::string>();
-      }
-      continue;
-    }
-    Entry e = parse_entry(key, value, file);
-    if (e.end > data_size) {
-      fail(file, "tensor \"" + key + "\" has data_offsets [" + std::to_string(e.begin) + ", " +
-                     std::to_string(e.end) + "] beyond the " + std::to_string(data_size) +
-                     "-byte data section (truncated file?)");
-    }
-    h.entries.push_back(std::move(e));
+  HeaderReader reader(h, len, data_size, file);
+  bool parsed = false;
+  try {
+    parsed = nlohmann::json::sax_parse(json, json + len, &reader);
+  } catch (const nlohmann::json::exception& e) {
+    fail(file, std::string("the header is not valid JSON: ") + e.what());
   }
+  reader.finish(parsed);
 
   std::sort(h.entries.begin(), h.entries.end(), [](const Entry& a, const Entry& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
