@@ -422,6 +422,16 @@ TEST(Safetensors, LoaderRejectsBrokenFiles) {
   expect_load_error(dir, "duplicate",
                     make_file("{\"w\":{" + f32 + "[0,8]},\"w\":{" + f32 + "[0,8]}}", 8),
                     {"names \"w\" twice"});
+  // Below the top level too: nlohmann would keep the last "data_offsets", Rust's serde (Python's
+  // safetensors) refuses a field given twice.
+  expect_load_error(dir, "duplicate_field",
+                    make_file(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,4],)"
+                              R"("data_offsets":[0,8]}})",
+                              8),
+                    {"\"w\" names \"data_offsets\" twice"});
+  expect_load_error(dir, "duplicate_metadata",
+                    make_file(R"({"__metadata__":{"epoch":"1","epoch":"2"}})", 0),
+                    {"\"__metadata__\" names \"epoch\" twice"});
   expect_load_error(dir, "deep", make_file(std::string(200, '[') + std::string(200, ']'), 0),
                     {"nested"});
   try {

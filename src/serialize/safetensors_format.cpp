@@ -143,7 +143,8 @@ Entry parse_entry(const std::string& name, const nlohmann::json& v, const std::s
 // document, whose million small allocations took most of the time.)
 //
 // Errors are reported as a whole-document parse would: invalid JSON first, then a header that is
-// not an object, then a tensor named twice, then the first invalid entry.
+// not an object, then a name given twice (at any depth: JSON allows duplicate keys and readers
+// disagree on which one counts), then the first invalid entry.
 class HeaderReader final : public nlohmann::json_sax<nlohmann::json> {
  public:
   HeaderReader(Header& header, size_t header_bytes, uint64_t data_size, const std::string& file)
@@ -188,7 +189,10 @@ class HeaderReader final : public nlohmann::json_sax<nlohmann::json> {
       name_ = std::move(k);
       return true;
     }
-    slot_ = &(*open_.back())[k];
+    auto& object = open_.back()->get_ref<nlohmann::json::object_t&>();
+    auto [it, inserted] = object.try_emplace(k);
+    if (!inserted) note_duplicate("\"" + name_ + "\" names \"" + k + "\" twice");
+    slot_ = &it->second;
     return true;
   }
   bool end_object() override { return close(); }
