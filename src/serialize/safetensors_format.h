@@ -37,7 +37,8 @@ Header parse_header(const char* json, size_t len, uint64_t file_size, const std:
 const char* dtype_name(ScalarType t);
 
 // The 8-byte length followed by the JSON header, padded with spaces to a multiple of 8 bytes so
-// that the data section starts aligned. Entries are laid out in the given order.
+// that the data section starts aligned. Entries are laid out in the given order; their names must
+// be unique (not checked here). Linear in the number of entries.
 std::string make_header(const std::vector<Entry>& entries,
                         const std::map<std::string, std::string>& metadata);
 
