@@ -4,15 +4,19 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <dirent.h>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "core/tensor_factory.h"
 #include "ember/cuda.h"
@@ -368,6 +372,111 @@ TEST(Safetensors, FailedSaveLeavesThePreviousFileIntact) {
   ember::save({{"w", big}}, path);
   EXPECT_TRUE(same_bytes(ember::load(path).at("w"), big));
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"adir", "ckpt.safetensors"}));
+}
+
+// A save killed before its rename (kill -9, a crash) leaves its temporary behind. The next save
+// or load of the same path removes it, but not the temporary of a save still running in another
+// process, nor those of other hosts or other paths.
+TEST(Safetensors, StaleTemporariesOfKilledSavesAreRemoved) {
+  TempDir dir;
+  const std::string path = dir / "ckpt.safetensors";
+  const Tensor w = patterned({8}, ember::kFloat);
+  ember::save({{"w", w}}, path);
+  const std::string checkpoint = read_file(path);
+  const Tensor big = patterned({1 << 16}, ember::kFloat);  // 256 KiB
+
+  // A save killed part way, as kill -9 would: the child may write 4 KiB per file, so the kernel
+  // kills it with SIGXFSZ in the middle of writing the temporary.
+  auto killed_save = [&]() -> pid_t {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const struct rlimit no_core = {0, 0}, small = {4096, 4096};
+      setrlimit(RLIMIT_CORE, &no_core);
+      setrlimit(RLIMIT_FSIZE, &small);
+      signal(SIGXFSZ, SIG_DFL);
+      try {
+        ember::save({{"w", big}}, path);
+      } catch (...) {
+      }
+      _exit(0);  // not reached
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) << "status " << status;
+    return pid;
+  };
+  // The temporaries of `path` in the directory.
+  auto temporaries = [&] {
+    std::vector<std::string> out;
+    for (const auto& name : dir.entries()) {
+      if (name.rfind(".ckpt.safetensors.tmp-", 0) == 0) out.push_back(name);
+    }
+    return out;
+  };
+
+  const pid_t dead = killed_save();
+  ASSERT_EQ(temporaries().size(), 1u);
+  const std::string stale = temporaries()[0];
+  // .NAME.tmp-TAG-PID-K: TAG names this host and PID namespace, PID the process that wrote it.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(stale, m,
+                               std::regex(R"(\.ckpt\.safetensors\.tmp-([0-9a-f]{8})-)"
+                                          R"(([0-9]+)-([0-9]+))")))
+      << stale;
+  EXPECT_EQ(m[2].str(), std::to_string(dead));
+  const std::string tag = m[1].str();
+  EXPECT_EQ(read_file(path), checkpoint);  // the checkpoint itself is intact
+
+  // A save in progress in another live process: the same name with that process's PID.
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t live = ::fork();
+  if (live == 0) {
+    char c;
+    ::close(pipe_fds[1]);
+    while (::read(pipe_fds[0], &c, 1) < 0 && errno == EINTR) {
+    }
+    _exit(0);
+  }
+  ::close(pipe_fds[0]);
+  const std::string running = ".ckpt.safetensors.tmp-" + tag + "-" + std::to_string(live) + "-0";
+  write_file(dir / running, "partial");
+  // Not this machine's (another tag), another path's, and the naming before tags: all kept.
+  const std::string other_tag = tag == "00000000" ? "00000001" : "00000000";
+  const std::string foreign =
+      ".ckpt.safetensors.tmp-" + other_tag + "-" + std::to_string(dead) + "-0";
+  const std::string other_path =
+      ".other.safetensors.tmp-" + tag + "-" + std::to_string(dead) + "-0";
+  const std::string old_naming = ".ckpt.safetensors.tmp-" + std::to_string(dead) + "-0";
+  for (const auto& name : {foreign, other_path, old_naming}) write_file(dir / name, "x");
+  std::vector<std::string> kept = {running, foreign, old_naming};
+  std::sort(kept.begin(), kept.end());
+
+  // Loading the path removes the stale temporary and keeps the rest.
+  EXPECT_EQ(temporaries().size(), 4u);
+  EXPECT_TRUE(same_bytes(ember::load(path).at("w"), w));
+  EXPECT_EQ(temporaries(), kept);
+  EXPECT_TRUE(std::filesystem::exists(dir / other_path));
+
+  // Once the other process has ended, the next save removes its temporary too, and that of
+  // another killed save.
+  const pid_t dead2 = killed_save();
+  EXPECT_EQ(temporaries().size(), 4u);
+  ::close(pipe_fds[1]);
+  int status = 0;
+  waitpid(live, &status, 0);
+  ember::save({{"w", w}}, path);
+  kept = {foreign, old_naming};
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(temporaries(), kept) << "killed saves: " << dead << ", " << dead2;
+  EXPECT_TRUE(std::filesystem::exists(dir / other_path));
+
+  // load_metadata is a load too.
+  killed_save();
+  EXPECT_EQ(temporaries().size(), 3u);
+  ember::load_metadata(path);
+  EXPECT_EQ(temporaries(), kept);
+  EXPECT_TRUE(same_bytes(ember::load(path).at("w"), w));
 }
 
 TEST(Safetensors, LoaderRejectsBrokenFiles) {

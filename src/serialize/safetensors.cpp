@@ -1,6 +1,8 @@
 // ember::save / ember::load of safetensors files. Saving is atomic (temporary file, fsync,
 // rename, fsync of the directory); loading validates the whole header before reading any data.
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,9 +10,14 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "core/tensor_factory.h"
 #include "ember/serialize.h"
@@ -114,16 +121,107 @@ void write_all(int fd, const void* data, size_t n) {
 
 std::atomic<uint64_t> g_tmp_counter{0};
 
+// ---- temporaries: .NAME.tmp-TAG-PID-K next to NAME ----
+// A save killed before its rename (kill -9, a crash, a power cut) leaves its temporary behind,
+// possibly gigabytes. The next save or load of the same path removes those whose process is gone.
+// The name says which process wrote it: PID, and TAG (8 hex digits), a hash of the host name and
+// the PID namespace, so that only PIDs of this machine and namespace are judged. A temporary is
+// stale when its TAG is ours and kill(PID, 0) says no such process. A concurrent save by a live
+// process is never touched, however slow it is (a stopped process, a slow network file system),
+// which an age threshold could not promise; one on another host sharing the directory has
+// another TAG and is left alone. A PID reused by a new process only delays the removal.
+
+struct TempNames {
+  std::string dir;     // the directory of the path ("." when it names none)
+  std::string prefix;  // ".NAME.tmp-": what every temporary of the path starts with
+};
+
+TempNames temp_names(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  TempNames t;
+  t.dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  t.prefix = "." + (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp-";
+  return t;
+}
+
+// This machine and PID namespace, as 8 hex digits (FNV-1a of the host name and the namespace).
+const std::string& pid_domain_tag() {
+  static const std::string tag = [] {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    char ns[128] = {};
+    if (::readlink("/proc/self/ns/pid", ns, sizeof ns - 1) < 0) ns[0] = '\0';
+    uint64_t h = 1469598103934665603ull;
+    for (const char* part : {static_cast<const char*>(host), "/", static_cast<const char*>(ns)}) {
+      for (const char* c = part; *c != '\0'; ++c) {
+        h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+      }
+    }
+    char hex[9];
+    std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(h ^ (h >> 32)));
+    return std::string(hex);
+  }();
+  return tag;
+}
+
+// 1 to 19 decimal digits as a number.
+std::optional<uint64_t> parse_digits(std::string_view s) {
+  if (s.empty() || s.size() > 19) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return v;
+}
+
+// The PID of a temporary named `name` (".NAME.tmp-TAG-PID-K") written on this machine and
+// namespace, or 0 when the name is not one (another file, another host, an older naming).
+pid_t temp_owner(std::string_view name, const std::string& prefix) {
+  const std::string& tag = pid_domain_tag();
+  if (name.substr(0, prefix.size()) != prefix) return 0;
+  name.remove_prefix(prefix.size());
+  if (name.substr(0, tag.size()) != tag || name.substr(tag.size(), 1) != "-") return 0;
+  name.remove_prefix(tag.size() + 1);
+  const size_t dash = name.find('-');
+  if (dash == std::string_view::npos || !parse_digits(name.substr(dash + 1))) return 0;
+  const std::optional<uint64_t> pid = parse_digits(name.substr(0, dash));
+  if (!pid || *pid == 0 || *pid > static_cast<uint64_t>(std::numeric_limits<pid_t>::max())) {
+    return 0;
+  }
+  return static_cast<pid_t>(*pid);
+}
+
+// Removes the temporaries of `path` left by processes that no longer exist. Best effort: a
+// directory that cannot be read or a file that cannot be removed is left as it is.
+void remove_stale_temporaries(const std::string& path) noexcept {
+  try {
+    const TempNames t = temp_names(path);
+    std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(t.dir.c_str()), &::closedir);
+    if (d == nullptr) return;
+    std::vector<std::string> stale;
+    while (const dirent* e = ::readdir(d.get())) {
+      const pid_t pid = temp_owner(e->d_name, t.prefix);
+      if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) stale.emplace_back(e->d_name);
+    }
+    d.reset();
+    for (const std::string& name : stale) ::unlink((t.dir + "/" + name).c_str());
+  } catch (...) {
+    // Out of memory while listing: the temporaries wait for the next save or load.
+  }
+}
+
 void save_prepared(const Prepared& p, const TensorMetadata& metadata, const std::string& path) {
   EMBER_CHECK(!path.empty() && path.back() != '/', ValueError, "ember::save: \"", path,
               "\" names a directory, not a file");
   const std::string header = fmt::make_header(p.entries, metadata);
+  remove_stale_temporaries(path);  // before writing: they may hold the space this save needs
+  const TempNames names = temp_names(path);
+  const std::string& dir = names.dir;
   const size_t slash = path.rfind('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::string prefix = (slash == std::string::npos ? "" : path.substr(0, slash + 1)) + "." +
-                             base + ".tmp-" + std::to_string(::getpid()) + "-";
+  const std::string prefix = (slash == std::string::npos ? "" : path.substr(0, slash + 1)) +
+                             names.prefix + pid_domain_tag() + "-" + std::to_string(::getpid()) +
+                             "-";
 
   std::string tmp;
   Fd fd;
@@ -187,6 +285,7 @@ Loaded load_impl(uint64_t size, const ReadFn& read, const std::string& name, boo
 }
 
 Loaded load_file(const std::string& path, bool data) {
+  remove_stale_temporaries(path);
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) throw Error("ember::load: cannot open " + path + ": " + errno_text());
   struct stat st;
