@@ -519,6 +519,13 @@ TEST(Safetensors, LoaderRejectsBrokenFiles) {
                               R"("data_offsets":[0,8]}})",
                               8),
                     {"overflows"});
+  // No bytes, but strides that overflow int64 (the product of the non-zero sizes is 2^124).
+  expect_load_error(
+      dir, "stride_overflow",
+      make_file(R"({"w":{"dtype":"F32","shape":[0,4611686018427387904,)"
+                R"(4611686018427387904],"data_offsets":[0,0]}})",
+                0),
+      {"tensor \"w\" has shape [0, 4611686018427387904, 4611686018427387904]", "strides overflow"});
   expect_load_error(dir, "overlap",
                     make_file("{\"a\":{" + f32 + "[0,8]},\"b\":{" + f32 + "[4,12]}}", 12),
                     {"\"a\" and \"b\" overlap"});
@@ -552,6 +559,15 @@ TEST(Safetensors, LoaderRejectsBrokenFiles) {
         << e.what();
   }
   EXPECT_THROW(ember::load(dir.path()), ember::Error);
+  // The largest strides that fit load: [0, 2^62, 1] has a stride of 2^62.
+  EXPECT_EQ(
+      ember::safetensors::load(make_file(R"({"w":{"dtype":"F64","shape":[0,4611686018427387904,1],)"
+                                         R"("data_offsets":[0,0]}})",
+                                         0))
+          .at("w")
+          .sizes()
+          .vec(),
+      (std::vector<int64_t>{0, int64_t{1} << 62, 1}));
   // After all of that the process is fine and a good file loads.
   write_file(dir / "good", make_file(one("[0,8]"), 8));
   EXPECT_EQ(ember::load(dir / "good").at("w").numel(), 2);

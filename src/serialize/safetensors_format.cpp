@@ -102,12 +102,16 @@ Entry parse_entry(const std::string& name, const nlohmann::json& v, const std::s
   const auto& shape = v.at("shape");
   if (!shape.is_array()) fail(file, where + ": \"shape\" must be an array");
   uint64_t numel = 1;
-  bool overflow = false;
+  // The product of the sizes with zeros counted as 1: the largest contiguous stride, and a bound
+  // on every partial product of the sizes that tensor code computes.
+  uint64_t extent = 1;
+  bool overflow = false, extent_overflow = false;
   for (const auto& s : shape) {
     uint64_t d = get_unsigned(s, where + ": each shape entry", file);
     if (d > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) overflow = true;
     e.shape.push_back(static_cast<int64_t>(d));
     if (__builtin_mul_overflow(numel, d, &numel)) overflow = true;
+    if (__builtin_mul_overflow(extent, std::max<uint64_t>(d, 1), &extent)) extent_overflow = true;
   }
   const auto& offsets = v.at("data_offsets");
   if (!offsets.is_array() || offsets.size() != 2) {
@@ -124,9 +128,15 @@ Entry parse_entry(const std::string& name, const nlohmann::json& v, const std::s
       nbytes > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
     fail(file, where + " has a shape whose byte count overflows");
   }
+  std::string shape_str;
+  for (int64_t d : e.shape) shape_str += (shape_str.empty() ? "" : ", ") + std::to_string(d);
+  // An empty tensor can still have sizes whose strides overflow, e.g. [0, 2^62, 2^62].
+  if (extent_overflow || extent > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    fail(file, where + " has shape [" + shape_str +
+                   "], whose strides overflow (the product of its non-zero sizes exceeds "
+                   "2^63 - 1)");
+  }
   if (nbytes != e.end - e.begin) {
-    std::string shape_str;
-    for (int64_t d : e.shape) shape_str += (shape_str.empty() ? "" : ", ") + std::to_string(d);
     fail(file, where + " of dtype " + dtype_name(e.dtype) + " and shape [" + shape_str +
                    "] needs " + std::to_string(nbytes) + " bytes but data_offsets [" +
                    std::to_string(e.begin) + ", " + std::to_string(e.end) + "] hold " +

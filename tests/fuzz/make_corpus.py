@@ -65,6 +65,7 @@ def seeds():
     yield 'shape_not_array', build({'w': {'dtype': 'U8', 'shape': 3, 'data_offsets': [0, 3]}}, b'xxx')
     yield 'shape_overflow', build({'w': entry('F64', [2**32, 2**32], 0, 8)}, b'x' * 8)
     yield 'shape_huge_dim', build({'w': entry('U8', [2**64 - 1], 0, 8)}, b'x' * 8)
+    yield 'shape_zero_stride_overflow', build({'w': entry('F32', [0, 2**62, 2**62], 0, 0)})
     yield 'shape_bytes_mismatch', build({'w': entry('F32', [2], 0, 12)}, b'x' * 12)
     yield 'offsets_reversed', build({'w': entry('U8', [0], 4, 0)}, b'x' * 4)
     yield 'offsets_beyond', build({'w': entry('U8', [8], 8, 16)}, b'x' * 8)
