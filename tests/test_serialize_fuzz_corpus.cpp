@@ -1,13 +1,17 @@
-// Replays the libFuzzer corpus (tests/fuzz/corpus/safetensors) through ember::load: every input
-// must load or throw ember::Error; anything else (a crash, another exception) fails the test.
+// Replays the libFuzzer corpus (tests/fuzz/corpus/safetensors) through the whole load path, with
+// the fuzz target's checks (tests/fuzz/load_path_check.h): every input must load consistently
+// through every load function or be refused by all of them with the same ember::Error; anything
+// else (a crash, another exception, loads that disagree) fails the test.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 
 #include "ember/serialize.h"
+#include "fuzz/load_path_check.h"
 #include "support/test_util.h"
 
 namespace {
@@ -27,7 +31,7 @@ std::vector<std::string> corpus_files() {
 
 TEST(SafetensorsFuzzCorpus, EveryInputLoadsOrFailsCleanly) {
   auto files = corpus_files();
-  ASSERT_GE(files.size(), 40u) << "the corpus is missing";
+  ASSERT_GE(files.size(), 50u) << "the corpus is missing";
   size_t loaded = 0, rejected = 0;
   for (const auto& path : files) {
     try {
@@ -47,6 +51,14 @@ TEST(SafetensorsFuzzCorpus, EveryInputLoadsOrFailsCleanly) {
   }
   EXPECT_GT(loaded, 5u);
   EXPECT_GT(rejected, 30u);
+}
+
+TEST(SafetensorsFuzzCorpus, EveryInputPassesTheFuzzTargetsChecks) {
+  for (const auto& path : corpus_files()) {
+    std::ifstream f(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(f)), {});
+    EXPECT_EQ(ember::fuzz::check_load_path(bytes), "") << path;
+  }
 }
 
 TEST(SafetensorsFuzzCorpus, SeedsBehaveAsNamed) {
