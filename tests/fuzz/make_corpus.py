@@ -43,6 +43,24 @@ def seeds():
     yield 'valid_unpadded', build({'w': entry('U8', [3], 0, 3)}, b'abc', pad=False)
     yield 'valid_unicode_name', valid([('gewicht.\u00e4\u00f6\u00fc.\u2603', 'F32', [1])])
     yield 'valid_many', valid([('layer%d.weight' % i, 'F32', [i % 4 + 1, 2]) for i in range(20)])
+    # Reach the loaders' size arithmetic: byte counts, extents and strides at the limits, and
+    # the typed loads (load(Tensor&), load(std::vector<Tensor>&)) through the content tags.
+    yield 'valid_empty_huge_dims', build({'w': entry('F64', [0, 2**62, 1], 0, 0),
+                                          'v': entry('U8', [2**63 - 1, 0], 0, 0)})
+    yield 'valid_rank_8', valid([('w', 'I16', [1, 2, 1, 3, 1, 1, 2, 1])])
+    yield 'valid_byte_count_limits', valid([('a', 'F64', [1, 1, 3]), ('b', 'BOOL', [7]),
+                                            ('c', 'BF16', [0]), ('d', 'I8', [5, 1])])
+    yield 'valid_tensor_tag', valid([('tensor', 'F32', [2, 2])], {'ember.content': 'tensor'})
+    yield 'valid_list_tag', valid([(str(i), 'F32', [i + 1]) for i in range(3)],
+                                  {'ember.content': 'tensor_list'})
+    yield 'valid_list_untagged', valid([('1', 'U8', [2]), ('0', 'I32', [1])])
+    yield 'valid_list_bad_names', valid([('0', 'F32', [1]), ('2', 'F32', [1]), ('01', 'F32', [1])],
+                                        {'ember.content': 'tensor_list'})
+    yield 'valid_optimizer_tag', valid([('state.0.step', 'F32', [])],
+                                       {'ember.content': 'optimizer', 'ember.optimizer': 'Adam'})
+    yield 'shape_extent_overflow', build({'w': entry('U8', [0, 2**32, 2**31], 0, 0)})
+    yield 'offsets_end_past_int64', build({'w': entry('U8', [8], 2**63 - 4, 2**63 + 4)}, b'x' * 8)
+    yield 'bytes_just_short', build({'w': entry('F32', [2, 3], 0, 24)}, b'x' * 23)
     yield 'empty_file', b''
     yield 'short_file', b'\x05\x00\x00'
     yield 'length_only', struct.pack('<Q', 0)
