@@ -90,6 +90,24 @@ TEST(EmberRunTrain, MlpDataParallelOnTheCpu) {
   expect_data_parallel_run("cpu", "cpu", "cpu");
 }
 
+// A diverging data-parallel run: every rank stops at the same point (the loss summed over the
+// ranks at the epoch's end), the launcher exits non-zero, rank 0 has written nothing.
+TEST(EmberRunTrain, NonFiniteLossStopsEveryRank) {
+  if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
+  const fs::path out = fs::temp_directory_path() / "ember_run_train_nonfinite";
+  fs::remove_all(out);
+  Result r = run("--standalone --nproc-per-node 2 " + std::string(EMBER_TRAIN_EXE) +
+                 " --model mlp --epochs 2 --batch-size 32 --workers 1 --limit-train 640 "
+                 "--limit-test 100 --device cpu --lr 1e30 --out " +
+                 out.string());
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_GE(count(r.output, "ember-train: error: the training loss is nan at epoch 1/2, step "), 1u)
+      << r.output;
+  EXPECT_FALSE(fs::exists(out / "model.safetensors"));
+  EXPECT_FALSE(fs::exists(out / "metrics.csv"));
+  fs::remove_all(out);
+}
+
 TEST(EmberRunTrain, MlpDataParallelOneCudaDevicePerRank) {
   if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
   if (!ember::cuda::is_available() || ember::cuda::device_count() < 2) {

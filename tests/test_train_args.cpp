@@ -56,6 +56,12 @@ TEST(TrainArgs, Defaults) {
   EXPECT_FALSE(a.help);
 }
 
+TEST(TrainArgs, AllowNonfinite) {
+  EXPECT_FALSE(et::parse_args(std::vector<std::string>{}).allow_nonfinite);
+  EXPECT_TRUE(et::parse_args({"--allow-nonfinite"}).allow_nonfinite);
+  EXPECT_NE(et::usage("ember-train").find("--allow-nonfinite"), std::string::npos);
+}
+
 TEST(TrainArgs, Audit) {
   EXPECT_TRUE(et::parse_args({"--audit"}).audit);
   EXPECT_NE(et::usage("ember-train").find("--audit"), std::string::npos);

@@ -4,10 +4,12 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -61,6 +63,28 @@ fs::path fresh_dir(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("ember_train_e2e_" + name);
   fs::remove_all(d);
   return d;
+}
+
+std::string be32(uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+          static_cast<char>(v)};
+}
+
+// A small Fashion-MNIST look-alike (uncompressed IDX files) in `dir`, so that the tests of run
+// time behaviour need not have the data set installed.
+void write_synthetic_dataset(const fs::path& dir, uint32_t train, uint32_t test) {
+  fs::create_directories(dir);
+  for (const auto& [prefix, n] :
+       {std::pair<std::string, uint32_t>{"train", train}, {"t10k", test}}) {
+    std::string images = be32(0x803) + be32(n) + be32(28) + be32(28);
+    std::string labels = be32(0x801) + be32(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      for (uint32_t p = 0; p < 28 * 28; ++p) images += static_cast<char>((i * 31 + p * 7) % 256);
+      labels += static_cast<char>(i % 10);
+    }
+    std::ofstream(dir / (prefix + "-images-idx3-ubyte"), std::ios::binary) << images;
+    std::ofstream(dir / (prefix + "-labels-idx1-ubyte"), std::ios::binary) << labels;
+  }
 }
 
 }  // namespace
@@ -334,4 +358,35 @@ TEST(TrainE2E, RuntimeErrorsExitOneWithAMessage) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("cuda:64"), std::string::npos) << r.output;
   fs::remove_all(out);
+}
+
+// A diverging run (--lr 1e30 makes the loss NaN from the second step) stops at the first
+// non-finite loss with an error that names the epoch, the step and the loss, exits 1, and writes
+// no model, metrics or plot; --allow-nonfinite trains on as asked.
+TEST(TrainE2E, NonFiniteLossStopsTheRunAndWritesNothing) {
+  const fs::path data = fresh_dir("nonfinite_data");
+  write_synthetic_dataset(data, 320, 50);
+  const std::string common =
+      "--model mlp --epochs 2 --batch-size 32 --device cpu --workers 1 "
+      "--lr 1e30 --data " +
+      data.string() + " --out ";
+  const fs::path out = fresh_dir("nonfinite");
+  Result r = run(common + out.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  const std::regex message(
+      "ember-train: error: the training loss is (-?nan|-?inf) at epoch 1/2, step [0-9]+/10 "
+      "\\(Adam lr 1e\\+30\\): training has diverged, and nothing was written for this epoch. "
+      "Lower --lr, or pass --allow-nonfinite to train on regardless\n");
+  EXPECT_TRUE(std::regex_search(r.output, message)) << r.output;
+  EXPECT_EQ(r.output.find("epoch 1/2  train loss"), std::string::npos) << r.output;
+  for (const char* file : {"model.safetensors", "metrics.csv", "metrics.svg"}) {
+    EXPECT_FALSE(fs::exists(out / file)) << file;
+  }
+
+  const fs::path allowed = fresh_dir("nonfinite_allowed");
+  r = run(common + allowed.string() + " --allow-nonfinite");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("epoch 2/2  train loss nan"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(allowed / "model.safetensors"));
+  for (const auto& d : {data, out, allowed}) fs::remove_all(d);
 }

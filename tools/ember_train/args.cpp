@@ -123,6 +123,10 @@ TrainArgs parse_args(const std::vector<std::string>& args) {
       a.audit = true;
       continue;
     }
+    if (arg == "--allow-nonfinite") {
+      a.allow_nonfinite = true;
+      continue;
+    }
     std::string flag = arg, value;
     bool has_value = false;
     if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -181,6 +185,8 @@ std::string usage(const std::string& program) {
      << "                         in FILE (ui.perfetto.dev) and the summary table\n"
      << "                         (docs/profiler.md)\n"
      << "  --profile-steps N      steps --profile covers (default 5)\n"
+     << "  --allow-nonfinite      train on through a NaN or infinite loss (default: stop with\n"
+     << "                         an error at the first one, writing nothing for that epoch)\n"
      << "  --limit-train N        train on the first N training images only (quick runs)\n"
      << "  --limit-test N         evaluate on the first N test images only\n"
      << "  -h, --help             show this message\n";

@@ -31,6 +31,9 @@ struct TrainArgs {
   std::string profile;
   int64_t profile_steps = 5;
   std::string amp_dtype = "auto";  // auto | float16 | bfloat16
+  // --allow-nonfinite: train on through a NaN or infinite loss (by default the run stops with an
+  // error at the first one and writes nothing for that epoch).
+  bool allow_nonfinite = false;
   // Hidden (for tests and quick checks): train/test on the first N/M samples only.
   std::optional<int64_t> limit_train;
   std::optional<int64_t> limit_test;

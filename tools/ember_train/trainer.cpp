@@ -1,6 +1,7 @@
 #include "ember_train/trainer.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -115,6 +116,37 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// What a diverged run says after where it diverged.
+std::string divergence_advice(double lr) {
+  return " (Adam lr " + number(lr) +
+         "): training has diverged, and nothing was written for this epoch. Lower --lr, or pass "
+         "--allow-nonfinite to train on regardless";
+}
+
+// Stops the run at the first NaN or infinite loss among the first `steps` of `step_losses` (the
+// epoch's per-step training losses, float64 on the training device), naming its epoch and step.
+[[noreturn]] void stop_at_nonfinite_loss(const Tensor& step_losses, int64_t steps, int64_t epoch,
+                                         int64_t epochs, int64_t batches, double lr) {
+  const Tensor losses = step_losses.slice(0, 0, steps).cpu().contiguous();
+  const double* p = losses.data_ptr<double>();
+  const std::string where = "epoch " + std::to_string(epoch) + "/" + std::to_string(epochs);
+  for (int64_t i = 0; i < steps; ++i) {
+    if (!std::isfinite(p[i])) {
+      throw Error("the training loss is " + number(p[i]) + " at " + where + ", step " +
+                  std::to_string(i + 1) + "/" + std::to_string(batches) + divergence_advice(lr));
+    }
+  }
+  // Data parallel: the loss summed over the ranks is non-finite, this rank's losses are not.
+  throw Error("the training loss of another rank is not finite in " + where +
+              divergence_advice(lr));
+}
+
 }  // namespace
 
 std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& console,
@@ -213,6 +245,18 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& cons
     int64_t samples = 0, batch_index = 0;
     std::optional<cuda::TransferAudit> audit;
     if (args.audit && epoch == 1) audit.emplace();
+    // Unless --allow-nonfinite, the run stops at the first NaN or infinite training loss, before
+    // anything of that epoch is written. Every step's loss is kept on the device and looked at
+    // where the loss is read anyway: each step on the CPU (reading costs nothing there), at the
+    // progress lines on CUDA (the GPU is not synchronised every step; the error still names the
+    // first bad step), and under data parallelism at the epoch's end, through the loss summed
+    // over the ranks, so that every rank stops at the same point.
+    const bool check_loss = !args.allow_nonfinite;
+    Tensor step_losses;
+    if (check_loss) {
+      step_losses =
+          empty({std::max<int64_t>(batches, 1)}, TensorOptions().dtype(kFloat64).device(device));
+    }
     // --profile: steps from the second (the first warms the allocators) while there are any.
     std::optional<profiler::profile> prof;
     const int64_t profile_from = std::min<int64_t>(1, batches - 1);
@@ -229,6 +273,13 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& cons
         amp::autocast region(device.type(), amp.value_or(kBFloat16), amp.has_value());
         loss = F::cross_entropy(ddp ? (*ddp)->forward(x) : model->forward(x), y);
       }
+      if (check_loss && batch_index < batches) {
+        step_losses.select(0, batch_index).copy_(loss.detach());
+        if (!device.is_cuda() && !dp.enabled &&
+            !std::isfinite(step_losses.data_ptr<double>()[batch_index])) {
+          stop_at_nonfinite_loss(step_losses, batch_index + 1, epoch, epochs, batches, lr);
+        }
+      }
       scaler.scale(loss).backward();
       scaler.step(optimizer);  // skipped (and the scale backed off) if a gradient overflowed
       scaler.update();
@@ -237,7 +288,12 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& cons
       samples += n;
       ++batch_index;
       if (progress.due(batch_index)) {
-        progress.update(batch_index, samples, loss_sum.item<double>() / samples);
+        const double mean_loss = loss_sum.item<double>() / samples;
+        if (check_loss && !dp.enabled && !std::isfinite(mean_loss)) {
+          stop_at_nonfinite_loss(step_losses, std::min(batch_index, batches), epoch, epochs,
+                                 batches, lr);
+        }
+        progress.update(batch_index, samples, mean_loss);
       }
       if (prof && batch_index < profile_to) prof->step();  // ProfilerStep#0, #1, ...
       if (prof && batch_index == profile_to) {
@@ -268,6 +324,14 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& cons
     m.test_loss = sums[4] > 0 ? sums[2] / sums[4] : 0;
     m.test_accuracy = sums[4] > 0 ? sums[3] / sums[4] : 0;
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (check_loss && !std::isfinite(m.train_loss)) {
+      stop_at_nonfinite_loss(step_losses, std::min(batch_index, batches), epoch, epochs, batches,
+                             lr);
+    }
+    if (check_loss && !std::isfinite(m.test_loss)) {
+      throw Error("the test loss after epoch " + std::to_string(epoch) + "/" +
+                  std::to_string(epochs) + " is " + number(m.test_loss) + divergence_advice(lr));
+    }
     rows.push_back(m);
     out << "epoch " << epoch << "/" << epochs << "  train loss " << fixed(m.train_loss, 4)
         << "  test loss " << fixed(m.test_loss, 4) << "  test accuracy "
