@@ -254,3 +254,65 @@ TEST(TrainArgs, UnwritableOutIsNamedBeforeLoadingData) {
   EXPECT_EQ(console.str().find("Fashion-MNIST from"), std::string::npos) << console.str();
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+// The ValueError of run_training with these output paths, and data that does not exist: an
+// output path checked first gives its own error, one checked later the data's.
+std::string run_error(const std::string& out, const std::string& profile, std::string* console) {
+  et::TrainArgs args;
+  args.out = out;
+  args.profile = profile;
+  args.data = "/nonexistent-ember-train-data";
+  args.device = "cpu";
+  std::ostringstream os;
+  std::string error;
+  try {
+    et::run_training(args, os, false);
+    ADD_FAILURE() << "training ran without data";
+  } catch (const ember::Error& e) {
+    error = e.what();
+  }
+  *console = os.str();
+  return error;
+}
+}  // namespace
+
+// Every path ember-train writes is checked before the data is loaded: --profile into a missing
+// folder failed only after the profiled steps, a directory in the way of the model or the plot
+// only at the end of the first epoch.
+TEST(TrainArgs, EveryOutputPathIsCheckedBeforeLoadingData) {
+  char tmpl[] = "/tmp/ember_train_paths_XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string file = dir + "/a-file";
+  std::ofstream(file) << "x";
+  std::string console;
+  struct Case {
+    std::string out, profile, error;
+  };
+  const std::vector<Case> cases = {
+      {dir + "/out", dir + "/missing/trace.json",
+       "--profile " + dir + "/missing/trace.json: the directory " + dir +
+           "/missing does not exist (create it first)"},
+      {dir + "/out", file + "/trace.json",
+       "--profile " + file + "/trace.json: " + file + " is not a directory"},
+      {dir + "/out", dir, "--profile " + dir + ": is a directory, not a file"},
+      {dir + "/model_dir", "",
+       "--out " + dir + "/model_dir/model.safetensors: is a directory, not a file"},
+      {dir + "/svg_dir", "", "--out " + dir + "/svg_dir/metrics.svg: is a directory, not a file"},
+  };
+  std::filesystem::create_directories(dir + "/model_dir/model.safetensors");
+  std::filesystem::create_directories(dir + "/svg_dir/metrics.svg");
+  for (const Case& c : cases) {
+    EXPECT_EQ(run_error(c.out, c.profile, &console), c.error);
+    EXPECT_EQ(console.find("Fashion-MNIST from"), std::string::npos) << console;
+  }
+  // Fine paths pass, and the run goes on to the data (a relative --profile is in the current
+  // directory); no probe file is left behind.
+  for (const std::string& profile : {dir + "/out/trace.json", std::string("trace.json")}) {
+    const std::string error = run_error(dir + "/out", profile, &console);
+    EXPECT_NE(error.find("/nonexistent-ember-train-data"), std::string::npos) << error;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir + "/out"));
+  EXPECT_NO_THROW(et::check_output_file("--profile", dir + "/new.json"));
+  std::filesystem::remove_all(dir);
+}

@@ -353,6 +353,14 @@ TEST(TrainE2E, RuntimeErrorsExitOneWithAMessage) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("ember-train: error: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("/nonexistent-fashion"), std::string::npos) << r.output;
+  // --profile into a missing folder: named at once, before the data is loaded.
+  r = run("--profile /nonexistent-ember-dir/trace.json --device cpu --out " + out.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("ember-train: error: --profile /nonexistent-ember-dir/trace.json: the "
+                          "directory /nonexistent-ember-dir does not exist"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("Fashion-MNIST from"), std::string::npos) << r.output;
   // A CUDA device that is not there (no GPU, or an ordinal out of range).
   r = run("--device cuda:64 --limit-train 10 --limit-test 10 --out " + out.string());
   EXPECT_EQ(r.status, 1) << r.output;

@@ -155,8 +155,12 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& cons
   const int64_t epochs = args.epochs.value_or(defaults.epochs);
   const int64_t batch_size = args.batch_size.value_or(defaults.batch_size);
   const double lr = args.lr.value_or(defaults.lr);
-  // Before anything slow (devices, data): a bad --out fails at once and names the flag.
+  // Before anything slow (devices, data): a bad output path fails at once and names its flag.
   prepare_output_dir(args.out);
+  for (const char* file : {"model.safetensors", "metrics.csv", "metrics.svg"}) {
+    check_output_file("--out", (std::filesystem::path(args.out) / file).string());
+  }
+  if (!args.profile.empty()) check_output_file("--profile", args.profile);
 
   // Under ember-run every process is a rank: one device each, rank 0 prints and writes.
   const bool data_parallel = launched_as_rank();
