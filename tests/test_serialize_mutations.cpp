@@ -19,6 +19,7 @@
 
 #include "ember/ember.h"
 #include "fuzz/load_path_check.h"
+#include "support/test_util.h"
 
 namespace {
 
@@ -257,7 +258,7 @@ std::string hex(const std::string& s) {
 // The files to mutate: the corpus's valid seeds, and files written by ember::save of each kind.
 std::vector<std::pair<std::string, std::string>> base_files() {
   std::vector<std::pair<std::string, std::string>> out;
-  const std::string dir = std::string(EMBER_SOURCE_DIR) + "/tests/fuzz/corpus/safetensors";
+  const std::string dir = ember::testing::source_dir() + "/tests/fuzz/corpus/safetensors";
   std::vector<std::string> names;
   if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d)) {
