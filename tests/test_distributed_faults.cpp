@@ -5,7 +5,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <functional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "ember/distributed.h"
 #include "ember/nn.h"
@@ -101,6 +104,137 @@ TEST(DistributedFaults, KilledMasterIsNamedToo) {
   EXPECT_EQ(results[0].signal, SIGKILL) << describe(results[0]);
   EXPECT_EQ(results[1].exit_code, 0) << describe(results[1]);
   EXPECT_TRUE(contains(results[1].output, "rank 0 has exited or died")) << describe(results[1]);
+}
+
+// Every rank issues `issue(rank)` after a first all_reduce that matches: one rank's call differs
+// from the others' (another collective, other sizes or dtypes). Each rank must get a
+// DistBackendError naming the mismatch well before the timeout (not crash in Gloo, not hang),
+// the group must refuse further work, and destroy_process_group must still work.
+void mismatched_collective(const std::function<void(int rank)>& issue,
+                           const std::vector<std::string>& expected_parts) {
+  dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(120s));
+  const int me = dist::get_rank();
+  Tensor warm = ember::ones({4});
+  dist::all_reduce(warm);
+  EXPECT_EQ(warm.sum().item<float>(), 4.0f * dist::get_world_size());
+  auto start = std::chrono::steady_clock::now();
+  std::string msg = ember::testing::error_of<dist::DistBackendError>([&] { issue(me); });
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report(msg);
+  EXPECT_TRUE(contains(msg, "collective mismatch")) << msg;
+  for (const auto& part : expected_parts) EXPECT_TRUE(contains(msg, part)) << part << " in " << msg;
+  EXPECT_LT(took, 20.0) << "noticed only after " << took << " s";
+  Tensor t = ember::ones({4});
+  std::string again =
+      ember::testing::error_of<dist::DistBackendError>([&] { dist::all_reduce(t); });
+  EXPECT_TRUE(contains(again, "unusable after an earlier failure")) << again;
+  EXPECT_TRUE(contains(again, "collective mismatch")) << again;
+  dist::destroy_process_group();
+  EXPECT_FALSE(dist::is_initialized());
+  EXPECT_EQ((ember::ones({3}) * 2).sum().item<float>(), 6.0f);  // the process goes on
+  std::_Exit(::testing::Test::HasFailure() ? 1 : 0);
+}
+
+void expect_every_rank_reported_the_mismatch(const std::vector<RankResult>& results) {
+  echo_reports(results);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.signal, 0) << describe(r);
+    EXPECT_FALSE(r.killed_at_timeout) << describe(r);
+    EXPECT_EQ(r.exit_code, 0) << describe(r);
+    EXPECT_TRUE(contains(r.output, "REPORT: Gloo")) << describe(r);
+  }
+}
+
+TEST(DistributedFaults, AllReduceAgainstBarrierIsAMismatchOnEveryRank) {
+  RankLaunch launch;
+  launch.world_size = 2;
+  launch.timeout = 60s;
+  auto results = run_ranks(launch, [] {
+    mismatched_collective(
+        [](int rank) {
+          if (rank == 0) {
+            Tensor t = ember::ones({4});
+            dist::all_reduce(t);
+          } else {
+            dist::barrier();
+          }
+        },
+        {"all_reduce(float32, 4 elements, SUM)", "barrier()", "rank 0", "rank 1"});
+  });
+  if (is_rank_process()) return;
+  expect_every_rank_reported_the_mismatch(results);
+}
+
+TEST(DistributedFaults, AllReduceOfDifferentSizesIsAMismatchOnEveryRank) {
+  RankLaunch launch;
+  launch.world_size = 2;
+  launch.timeout = 60s;
+  auto results = run_ranks(launch, [] {
+    mismatched_collective(
+        [](int rank) {
+          Tensor t = ember::ones({rank == 0 ? 4 : 8});
+          dist::all_reduce(t);
+        },
+        {"all_reduce(float32, 4 elements, SUM)", "all_reduce(float32, 8 elements, SUM)"});
+  });
+  if (is_rank_process()) return;
+  expect_every_rank_reported_the_mismatch(results);
+}
+
+TEST(DistributedFaults, AllReduceOfDifferentDtypesIsAMismatchOnEveryRank) {
+  RankLaunch launch;
+  launch.world_size = 2;
+  launch.timeout = 60s;
+  auto results = run_ranks(launch, [] {
+    mismatched_collective(
+        [](int rank) {
+          Tensor t = ember::ones(
+              {64}, ember::TensorOptions().dtype(rank == 0 ? ember::kFloat : ember::kDouble));
+          dist::all_reduce(t);
+        },
+        {"all_reduce(float32, 64 elements, SUM)", "all_reduce(float64, 64 elements, SUM)"});
+  });
+  if (is_rank_process()) return;
+  expect_every_rank_reported_the_mismatch(results);
+}
+
+TEST(DistributedFaults, ReduceScatterOfDifferentSizesIsAMismatchOnEveryRank) {
+  RankLaunch launch;
+  launch.world_size = 2;
+  launch.timeout = 60s;
+  auto results = run_ranks(launch, [] {
+    mismatched_collective(
+        [](int rank) {
+          const int64_t n = rank == 0 ? 4 : 16;
+          Tensor out = ember::zeros({n});
+          dist::reduce_scatter_tensor(out, ember::ones({2 * n}));
+        },
+        {"reduce_scatter_tensor(float32, 8 elements, SUM)",
+         "reduce_scatter_tensor(float32, 32 elements, SUM)"});
+  });
+  if (is_rank_process()) return;
+  expect_every_rank_reported_the_mismatch(results);
+}
+
+TEST(DistributedFaults, OneOfThreeRanksBroadcastingIsAMismatchOnEveryRank) {
+  RankLaunch launch;
+  launch.world_size = 3;
+  launch.timeout = 60s;
+  auto results = run_ranks(launch, [] {
+    mismatched_collective(
+        [](int rank) {
+          Tensor t = ember::ones({4});
+          if (rank == 2) {
+            dist::broadcast(t, 0);
+          } else {
+            dist::all_reduce(t);
+          }
+        },
+        {"all_reduce(float32, 4 elements, SUM)", "broadcast(float32, 4 elements, root 0)",
+         "rank 2"});
+  });
+  if (is_rank_process()) return;
+  expect_every_rank_reported_the_mismatch(results);
 }
 
 TEST(DistributedFaults, WorldSizeMismatchIsNamedOnEveryRank) {

@@ -1,6 +1,17 @@
 // ProcessGroupGloo: Gloo's collectives over its TCP transport. Collectives run in issue order on
 // one worker thread per group (the caller goes on, e.g. with backward); send/recv go straight to
 // Gloo's unbound buffers and complete in Work::wait, as in PyTorch's Gloo backend.
+//
+// Mismatched collectives (one rank calls all_reduce while another calls barrier, or all_reduce
+// with other sizes or dtypes) must fail on every rank, never reach Gloo inconsistently: Gloo
+// checks the length of what arrives against the posted buffer on its own IO thread, where a
+// failed GLOO_ENFORCE (gloo::EnforceNotMet) is uncaught and ends the process (std::terminate).
+// So each collective's Gloo tag is a hash of its sequence number and its signature (kind, dtype,
+// element count, reduction, root): calls that differ use different slots and never exchange a
+// byte. A rank blocked in a collective for kMismatchProbeAfter then publishes that signature in
+// the store; the first rank to find a different one there names both calls under a group-wide
+// key and fails the group's connections, which wakes every rank's blocked collective with the
+// same explanation.
 #include "ember/distributed/process_group_gloo.h"
 
 #include <gloo/allgather.h>
@@ -16,8 +27,10 @@
 #include <signal.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <thread>
 
 #include "distributed/failure_report.h"
 #include "distributed/gloo/gloo_store_adapter.h"
@@ -114,6 +127,43 @@ bool is_timeout_message(const std::string& m) {
   return m.find("Timed out") != std::string::npos || m.find("timed out") != std::string::npos;
 }
 
+// How long a collective may block before its rank publishes what it is waiting in, so that a
+// mismatch with another rank's call is found (a correct collective that slow costs one store
+// request).
+constexpr auto kMismatchProbeAfter = std::chrono::seconds(1);
+// Store keys (under the group's store prefix): the first signature published for collective #n,
+// and the first mismatch found.
+const char* const kSignatureKeyPrefix = "ember/collective/";
+const char* const kMismatchKey = "ember/collective_mismatch";
+
+// "float32", as in the messages of PyTorch (torch.float32 without its module).
+std::string dtype_name(ScalarType t) {
+  std::string name = python_name(t);
+  return name.rfind("torch.", 0) == 0 ? name.substr(6) : name;
+}
+
+// What a collective is, for matching it with the other ranks' calls: e.g.
+// "all_reduce(float32, 4 elements, SUM)".
+std::string signature_of(const char* op, const Tensor& t, const std::string& extra = {}) {
+  return detail::str_cat(op, "(", dtype_name(t.dtype()), ", ", t.numel(),
+                         t.numel() == 1 ? " element" : " elements", extra.empty() ? "" : ", ",
+                         extra, ")");
+}
+
+// The Gloo tag of collective #seq: FNV-1a over the sequence number and the signature, folded to
+// the 32 bits Gloo takes. Calls that differ in any part of their signature get different slots
+// (a collision needs 2^32 to 1 odds).
+uint32_t collective_tag(uint64_t seq, const std::string& signature) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](unsigned char c) {
+    h ^= c;
+    h *= 1099511628211ull;
+  };
+  for (int i = 0; i < 8; ++i) mix(static_cast<unsigned char>(seq >> (8 * i)));
+  for (char c : signature) mix(static_cast<unsigned char>(c));
+  return static_cast<uint32_t>(h ^ (h >> 32));
+}
+
 // The Work of a send or recv: Gloo moves the bytes in its own threads; wait() waits for them.
 class UnboundBufferWork : public Work {
  public:
@@ -172,10 +222,144 @@ struct ProcessGroupGloo::Impl {
   std::shared_ptr<gloo::transport::Device> device;
   std::shared_ptr<gloo::rendezvous::Context> context;
   std::mutex issue_mutex;
-  uint32_t next_tag = 0;
+  uint64_t next_seq = 0;  // collectives issued (each one's number, in issue order)
   std::mutex broken_mutex;
   std::string broken_reason;  // set once a collective failed: the mesh is unusable after that
   std::unique_ptr<WorkQueue> queue;
+
+  // The collective on the worker thread, watched by `watchdog` for a mismatch.
+  std::mutex watch_mutex;
+  std::condition_variable watch_cv;
+  bool watch_stop = false;
+  bool op_running = false;
+  bool op_published = false;
+  uint64_t op_seq = 0;
+  std::string op_signature;
+  std::chrono::steady_clock::time_point op_started;
+  std::string mismatch;  // the mismatch found, once there is one
+  std::thread watchdog;
+
+  void begin_op(uint64_t seq, const std::string& signature) {
+    std::lock_guard<std::mutex> lock(watch_mutex);
+    op_running = true;
+    op_published = false;
+    op_seq = seq;
+    op_signature = signature;
+    op_started = std::chrono::steady_clock::now();
+  }
+
+  void end_op() {
+    std::lock_guard<std::mutex> lock(watch_mutex);
+    op_running = false;
+  }
+
+  void watch() {
+    std::unique_lock<std::mutex> lock(watch_mutex);
+    while (!watch_stop) {
+      if (op_running && !op_published) {
+        auto due = op_started + kMismatchProbeAfter;
+        if (std::chrono::steady_clock::now() < due) {
+          watch_cv.wait_until(lock, due);
+          continue;
+        }
+        op_published = true;
+        uint64_t seq = op_seq;
+        std::string signature = op_signature;
+        lock.unlock();
+        std::string found = publish_signature(seq, signature);
+        if (!found.empty()) abort_mismatch(found);
+        lock.lock();
+      } else {
+        watch_cv.wait_for(lock, std::chrono::milliseconds(250));
+      }
+    }
+  }
+
+  void stop_watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(watch_mutex);
+      watch_stop = true;
+    }
+    watch_cv.notify_all();
+    if (watchdog.joinable()) watchdog.join();
+  }
+
+  // Publishes this rank's signature of collective #seq (the first one published stays) and
+  // compares: returns the mismatch (recorded under kMismatchKey, where the first one found
+  // stays), or "" when the calls agree or the store cannot be asked.
+  std::string publish_signature(uint64_t seq, const std::string& signature) {
+    try {
+      std::string mine = detail::str_cat(rank, "\n", signature);
+      auto first = store->compare_set(kSignatureKeyPrefix + std::to_string(seq), {},
+                                      std::vector<uint8_t>(mine.begin(), mine.end()));
+      std::string theirs(first.begin(), first.end());
+      size_t nl = theirs.find('\n');
+      if (nl == std::string::npos || theirs.substr(nl + 1) == signature) return {};
+      std::string text = detail::str_cat(
+          "collective mismatch: rank ", rank, " issued ", signature, " as collective #", seq + 1,
+          " of the group but rank ", theirs.substr(0, nl), " issued ", theirs.substr(nl + 1),
+          ". Every rank must issue the same collectives in the same order, with the same sizes, "
+          "dtypes, reductions and roots");
+      auto recorded =
+          store->compare_set(kMismatchKey, {}, std::vector<uint8_t>(text.begin(), text.end()));
+      return std::string(recorded.begin(), recorded.end());
+    } catch (const DistError&) {
+      return {};  // the store is gone: the collective's own failure will say why
+    }
+  }
+
+  // The mismatch some rank found, if any (asks the store unless this rank found it).
+  std::string find_mismatch() {
+    {
+      std::lock_guard<std::mutex> lock(watch_mutex);
+      if (!mismatch.empty()) return mismatch;
+    }
+    try {
+      if (store->check({kMismatchKey})) return store->get_string(kMismatchKey);
+    } catch (const DistError&) {
+    }
+    return {};
+  }
+
+  // Fails every connection of this rank: the collective blocked here wakes (and reports `text`,
+  // recorded first), and the peers' collectives see their connections close (and find `text` in
+  // the store). Gloo has one public way to do that: a wait on an unbound buffer that times out
+  // closes all pairs of its context with an error ("Application timeout caused pair closure"),
+  // failing every operation pending on them.
+  void abort_mismatch(const std::string& text) {
+    {
+      std::lock_guard<std::mutex> lock(watch_mutex);
+      if (mismatch.empty()) mismatch = text;
+    }
+    char byte = 0;
+    auto buffer = context->createUnboundBuffer(&byte, 1);
+    try {
+      buffer->waitRecv(std::chrono::milliseconds(1));
+    } catch (const std::exception&) {
+      // The timeout this was for.
+    }
+  }
+
+  // Why collective #seq failed: a mismatch some rank found (this one's signature is published
+  // first, in case the collective timed out before the watchdog did), else what the store knows
+  // about dead ranks.
+  std::string explain_failure(const char* op, uint64_t seq, const std::string& signature,
+                              const std::string& gloo_message, std::chrono::milliseconds timeout) {
+    std::string found = find_mismatch();
+    if (found.empty()) {
+      bool published;
+      {
+        std::lock_guard<std::mutex> lock(watch_mutex);
+        published = op_published && op_seq == seq;
+      }
+      if (!published) found = publish_signature(seq, signature);
+    }
+    if (!found.empty()) {
+      return detail::str_cat("Gloo ", op, " failed on rank ", rank, " of ", size, ": ", found);
+    }
+    return describe_collective_failure("Gloo", op, rank, size, gloo_message,
+                                       is_timeout_message(gloo_message), timeout, store.get());
+  }
 
   UnboundBufferWork::Explain explainer(const char* op) {
     return [this, op](const std::string& m, bool timed_out, std::chrono::milliseconds t) {
@@ -187,19 +371,28 @@ struct ProcessGroupGloo::Impl {
     return t.count() > 0 ? t : options.timeout;
   }
 
-  // Queues `body(tag)` and returns its Work. Backend errors become DistBackendError naming the
-  // cause; the group then refuses further work with the same explanation.
+  // Queues `body(tag)` and returns its Work; `signature` says what the collective is (its tag
+  // derives from it). Backend errors become DistBackendError naming the cause; the group then
+  // refuses further work with the same explanation.
   std::shared_ptr<Work> enqueue(const char* op, std::vector<Tensor> result,
-                                std::chrono::milliseconds timeout,
+                                std::chrono::milliseconds timeout, std::string signature,
                                 std::function<void(uint32_t)> body) {
     auto work = std::make_shared<Work>(op);
     work->set_result(std::move(result));
-    uint32_t tag;
-    {
-      std::lock_guard<std::mutex> lock(issue_mutex);
-      tag = next_tag++;
-    }
-    queue->push([this, work, op, timeout, tag, body = std::move(body)] {
+    // Numbered and queued under one lock: the worker runs collectives in the order of their
+    // numbers even when several threads issue them.
+    std::lock_guard<std::mutex> lock(issue_mutex);
+    const uint64_t seq = next_seq++;
+    queue->push([this, work, op, timeout, seq, signature = std::move(signature),
+                 body = std::move(body)] {
+      auto fail = [&](const std::string& gloo_message) {
+        std::string msg = explain_failure(op, seq, signature, gloo_message, timeout);
+        {
+          std::lock_guard<std::mutex> lock(broken_mutex);
+          if (broken_reason.empty()) broken_reason = msg;
+        }
+        work->finish(std::make_exception_ptr(DistBackendError(msg)));
+      };
       try {
         {
           std::lock_guard<std::mutex> lock(broken_mutex);
@@ -208,17 +401,20 @@ struct ProcessGroupGloo::Impl {
                 op, ": the process group is unusable after an earlier failure: ", broken_reason));
           }
         }
-        body(tag);
+        begin_op(seq, signature);
+        body(collective_tag(seq, signature));
+        end_op();
         work->finish();
-      } catch (const gloo::Exception& e) {
-        std::string msg = describe_collective_failure(
-            "Gloo", op, rank, size, e.what(), is_timeout_message(e.what()), timeout, store.get());
-        {
-          std::lock_guard<std::mutex> lock(broken_mutex);
-          if (broken_reason.empty()) broken_reason = msg;
-        }
-        work->finish(std::make_exception_ptr(DistBackendError(msg)));
+      } catch (const Error&) {
+        end_op();
+        work->finish(std::current_exception());
+      } catch (const std::exception& e) {
+        // gloo::Exception, gloo::EnforceNotMet (a std::exception, not a gloo::Exception) and
+        // whatever else Gloo throws on this thread.
+        end_op();
+        fail(e.what());
       } catch (...) {
+        end_op();
         work->finish(std::current_exception());
       }
     });
@@ -279,6 +475,7 @@ ProcessGroupGloo::ProcessGroupGloo(const std::shared_ptr<Store>& store, int rank
                                            " to its peers: ", e.what()));
   }
   impl_->queue = std::make_unique<WorkQueue>();
+  impl_->watchdog = std::thread([impl = impl_.get()] { impl->watch(); });
 }
 
 ProcessGroupGloo::~ProcessGroupGloo() {
@@ -288,6 +485,7 @@ ProcessGroupGloo::~ProcessGroupGloo() {
 void ProcessGroupGloo::shutdown() {
   if (impl_->queue) impl_->queue->stop();
   impl_->queue.reset();
+  impl_->stop_watchdog();
   impl_->context.reset();
   impl_->device.reset();
 }
@@ -306,22 +504,24 @@ std::shared_ptr<Work> ProcessGroupGloo::allreduce(std::vector<Tensor>& tensors,
   auto timeout = impl_->timeout_of(opts.timeout);
   auto staged = std::make_shared<Staged>(t);
   Impl* impl = impl_.get();
-  return impl_->enqueue(op, {t}, timeout, [impl, staged, opts, timeout](uint32_t tag) {
-    Tensor& h = staged->host;
-    if (h.numel() == 0) return;
-    gloo::AllreduceOptions o(impl->context);
-    dispatch_dtype(h.dtype(), "all_reduce", [&](auto tt) {
-      using T = typename decltype(tt)::type;
-      o.setOutput<T>(static_cast<T*>(h.data_ptr()), static_cast<size_t>(h.numel()));
-      o.setReduceFunction(combine3_for<T>(opts.reduceOp));
-    });
-    o.setTag(tag);
-    o.setTimeout(timeout);
-    o.setMaxSegmentSize(impl->options.allreduce_segment_bytes);
-    gloo::allreduce(o);
-    if (opts.reduceOp == ReduceOp::AVG) h.div_(impl->size);
-    staged->write_back();
-  });
+  return impl_->enqueue(op, {t}, timeout, signature_of(op, t, reduce_op_name(opts.reduceOp)),
+                        [impl, staged, opts, timeout](uint32_t tag) {
+                          Tensor& h = staged->host;
+                          if (h.numel() == 0) return;
+                          gloo::AllreduceOptions o(impl->context);
+                          dispatch_dtype(h.dtype(), "all_reduce", [&](auto tt) {
+                            using T = typename decltype(tt)::type;
+                            o.setOutput<T>(static_cast<T*>(h.data_ptr()),
+                                           static_cast<size_t>(h.numel()));
+                            o.setReduceFunction(combine3_for<T>(opts.reduceOp));
+                          });
+                          o.setTag(tag);
+                          o.setTimeout(timeout);
+                          o.setMaxSegmentSize(impl->options.allreduce_segment_bytes);
+                          gloo::allreduce(o);
+                          if (opts.reduceOp == ReduceOp::AVG) h.div_(impl->size);
+                          staged->write_back();
+                        });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::broadcast(std::vector<Tensor>& tensors,
@@ -335,20 +535,22 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(std::vector<Tensor>& tensors,
   auto timeout = impl_->timeout_of(opts.timeout);
   auto staged = std::make_shared<Staged>(t);
   Impl* impl = impl_.get();
-  return impl_->enqueue(op, {t}, timeout, [impl, staged, opts, timeout](uint32_t tag) {
-    Tensor& h = staged->host;
-    if (h.numel() == 0) return;
-    gloo::BroadcastOptions o(impl->context);
-    dispatch_dtype(h.dtype(), "broadcast", [&](auto tt) {
-      using T = typename decltype(tt)::type;
-      o.setOutput<T>(static_cast<T*>(h.data_ptr()), static_cast<size_t>(h.numel()));
-    });
-    o.setRoot(static_cast<int>(opts.rootRank));
-    o.setTag(tag);
-    o.setTimeout(timeout);
-    gloo::broadcast(o);
-    if (impl->rank != opts.rootRank) staged->write_back();
-  });
+  return impl_->enqueue(
+      op, {t}, timeout, signature_of(op, t, detail::str_cat("root ", opts.rootRank)),
+      [impl, staged, opts, timeout](uint32_t tag) {
+        Tensor& h = staged->host;
+        if (h.numel() == 0) return;
+        gloo::BroadcastOptions o(impl->context);
+        dispatch_dtype(h.dtype(), "broadcast", [&](auto tt) {
+          using T = typename decltype(tt)::type;
+          o.setOutput<T>(static_cast<T*>(h.data_ptr()), static_cast<size_t>(h.numel()));
+        });
+        o.setRoot(static_cast<int>(opts.rootRank));
+        o.setTag(tag);
+        o.setTimeout(timeout);
+        gloo::broadcast(o);
+        if (impl->rank != opts.rootRank) staged->write_back();
+      });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::_allgather_base(Tensor& output, Tensor& input,
@@ -365,19 +567,24 @@ std::shared_ptr<Work> ProcessGroupGloo::_allgather_base(Tensor& output, Tensor& 
   auto in = std::make_shared<Staged>(input);
   auto out = std::make_shared<Staged>(output);
   Impl* impl = impl_.get();
-  return impl_->enqueue(op, {output}, timeout, [impl, in, out, timeout](uint32_t tag) {
-    if (in->host.numel() == 0) return;
-    gloo::AllgatherOptions o(impl->context);
-    dispatch_dtype(in->host.dtype(), "all_gather", [&](auto tt) {
-      using T = typename decltype(tt)::type;
-      o.setInput<T>(static_cast<T*>(in->host.data_ptr()), static_cast<size_t>(in->host.numel()));
-      o.setOutput<T>(static_cast<T*>(out->host.data_ptr()), static_cast<size_t>(out->host.numel()));
-    });
-    o.setTag(tag);
-    o.setTimeout(timeout);
-    gloo::allgather(o);
-    out->write_back();
-  });
+  return impl_->enqueue(op, {output}, timeout,
+                        detail::str_cat(op, "(", dtype_name(input.dtype()), ", ", input.numel(),
+                                        " elements per rank)"),
+                        [impl, in, out, timeout](uint32_t tag) {
+                          if (in->host.numel() == 0) return;
+                          gloo::AllgatherOptions o(impl->context);
+                          dispatch_dtype(in->host.dtype(), "all_gather", [&](auto tt) {
+                            using T = typename decltype(tt)::type;
+                            o.setInput<T>(static_cast<T*>(in->host.data_ptr()),
+                                          static_cast<size_t>(in->host.numel()));
+                            o.setOutput<T>(static_cast<T*>(out->host.data_ptr()),
+                                           static_cast<size_t>(out->host.numel()));
+                          });
+                          o.setTag(tag);
+                          o.setTimeout(timeout);
+                          gloo::allgather(o);
+                          out->write_back();
+                        });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::allgather(std::vector<std::vector<Tensor>>& outputs,
@@ -441,9 +648,17 @@ std::shared_ptr<Work> ProcessGroupGloo::_reduce_scatter_base(Tensor& output, Ten
   auto out = std::make_shared<Staged>(output);
   Impl* impl = impl_.get();
   return impl_->enqueue(
-      op, {output}, timeout, [impl, buffer, out, opts, reduce_op, timeout](uint32_t tag) {
+      op, {output}, timeout, signature_of(op, input, reduce_op_name(opts.reduceOp)),
+      [impl, buffer, out, opts, reduce_op, timeout](uint32_t tag) {
         const int64_t n = out->host.numel();
         if (n == 0) return;
+        // The halving-doubling algorithm sends through buffers on slots of its own (not the
+        // tag), so calls that differ would meet there: a barrier on the tag first lets only
+        // matching calls through.
+        gloo::BarrierOptions match(impl->context);
+        match.setTag(tag);
+        match.setTimeout(timeout);
+        gloo::barrier(match);
         dispatch_dtype(buffer->dtype(), "reduce_scatter", [&](auto tt) {
           using T = typename decltype(tt)::type;
           if constexpr (std::is_same_v<T, bool>) {
@@ -543,7 +758,7 @@ std::shared_ptr<Work> ProcessGroupGloo::recvAnysource(std::vector<Tensor>& tenso
 std::shared_ptr<Work> ProcessGroupGloo::barrier(const BarrierOptions& opts) {
   auto timeout = impl_->timeout_of(opts.timeout);
   Impl* impl = impl_.get();
-  return impl_->enqueue("barrier", {}, timeout, [impl, timeout](uint32_t tag) {
+  return impl_->enqueue("barrier", {}, timeout, "barrier()", [impl, timeout](uint32_t tag) {
     gloo::BarrierOptions o(impl->context);
     o.setTag(tag);
     o.setTimeout(timeout);
