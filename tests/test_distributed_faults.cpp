@@ -135,7 +135,7 @@ void mismatched_collective(const std::function<void(int rank)>& issue,
   std::_Exit(::testing::Test::HasFailure() ? 1 : 0);
 }
 
-void expect_every_rank_reported_the_mismatch(const std::vector<RankResult>& results) {
+void expect_every_rank_reported_an_error(const std::vector<RankResult>& results) {
   echo_reports(results);
   for (const auto& r : results) {
     EXPECT_EQ(r.signal, 0) << describe(r);
@@ -162,7 +162,7 @@ TEST(DistributedFaults, AllReduceAgainstBarrierIsAMismatchOnEveryRank) {
         {"all_reduce(float32, 4 elements, SUM)", "barrier()", "rank 0", "rank 1"});
   });
   if (is_rank_process()) return;
-  expect_every_rank_reported_the_mismatch(results);
+  expect_every_rank_reported_an_error(results);
 }
 
 TEST(DistributedFaults, AllReduceOfDifferentSizesIsAMismatchOnEveryRank) {
@@ -178,7 +178,7 @@ TEST(DistributedFaults, AllReduceOfDifferentSizesIsAMismatchOnEveryRank) {
         {"all_reduce(float32, 4 elements, SUM)", "all_reduce(float32, 8 elements, SUM)"});
   });
   if (is_rank_process()) return;
-  expect_every_rank_reported_the_mismatch(results);
+  expect_every_rank_reported_an_error(results);
 }
 
 TEST(DistributedFaults, AllReduceOfDifferentDtypesIsAMismatchOnEveryRank) {
@@ -195,7 +195,7 @@ TEST(DistributedFaults, AllReduceOfDifferentDtypesIsAMismatchOnEveryRank) {
         {"all_reduce(float32, 64 elements, SUM)", "all_reduce(float64, 64 elements, SUM)"});
   });
   if (is_rank_process()) return;
-  expect_every_rank_reported_the_mismatch(results);
+  expect_every_rank_reported_an_error(results);
 }
 
 TEST(DistributedFaults, ReduceScatterOfDifferentSizesIsAMismatchOnEveryRank) {
@@ -213,7 +213,7 @@ TEST(DistributedFaults, ReduceScatterOfDifferentSizesIsAMismatchOnEveryRank) {
          "reduce_scatter_tensor(float32, 32 elements, SUM)"});
   });
   if (is_rank_process()) return;
-  expect_every_rank_reported_the_mismatch(results);
+  expect_every_rank_reported_an_error(results);
 }
 
 TEST(DistributedFaults, OneOfThreeRanksBroadcastingIsAMismatchOnEveryRank) {
@@ -234,7 +234,51 @@ TEST(DistributedFaults, OneOfThreeRanksBroadcastingIsAMismatchOnEveryRank) {
          "rank 2"});
   });
   if (is_rank_process()) return;
-  expect_every_rank_reported_the_mismatch(results);
+  expect_every_rank_reported_an_error(results);
+}
+
+TEST(DistributedFaults, SendAndRecvOfDifferentSizesFailInsteadOfAborting) {
+  // Rank 0 sends 8 floats, rank 1 receives 4: they must not pair up (Gloo would abort rank 1
+  // when 32 bytes arrive for a 16-byte buffer); both fail at the timeout, naming the sizes.
+  RankLaunch launch;
+  launch.world_size = 2;
+  launch.timeout = 60s;
+  auto results = run_ranks(launch, [] {
+    dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(3s));
+    const int me = dist::get_rank();
+    Tensor ok = ember::full({2}, 5.0f);
+    if (me == 0) {
+      dist::send(ok, 1, nullptr, /*tag=*/7);
+    } else {
+      Tensor got = ember::zeros({2});
+      EXPECT_EQ(dist::recv(got, 0, nullptr, /*tag=*/7), 0);
+      EXPECT_EQ(got.sum().item<float>(), 10.0f);
+    }
+    auto start = std::chrono::steady_clock::now();
+    std::string msg = ember::testing::error_of<dist::DistBackendError>([&] {
+      if (me == 0) {
+        dist::send(ember::ones({8}), 1);
+      } else {
+        Tensor t = ember::zeros({4});
+        dist::recv(t, 0);
+      }
+    });
+    report(msg);
+    EXPECT_TRUE(contains(msg, me == 0 ? "32 bytes" : "16 bytes")) << msg;
+    EXPECT_TRUE(contains(msg, "same size")) << msg;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
+    // The group refuses further work, by name, in every kind of call.
+    Tensor t = ember::ones({2});
+    std::string again = ember::testing::error_of<dist::DistBackendError>(
+        [&] { me == 0 ? dist::send(t, 1) : (void)dist::recv(t, 0); });
+    EXPECT_TRUE(contains(again, "unusable after an earlier failure")) << again;
+    again = ember::testing::error_of<dist::DistBackendError>([&] { dist::all_reduce(t); });
+    EXPECT_TRUE(contains(again, "unusable after an earlier failure")) << again;
+    dist::destroy_process_group();
+    std::_Exit(::testing::Test::HasFailure() ? 1 : 0);
+  });
+  if (is_rank_process()) return;
+  expect_every_rank_reported_an_error(results);
 }
 
 TEST(DistributedFaults, WorldSizeMismatchIsNamedOnEveryRank) {

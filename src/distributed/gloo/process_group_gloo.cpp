@@ -164,6 +164,20 @@ uint32_t collective_tag(uint64_t seq, const std::string& signature) {
   return static_cast<uint32_t>(h ^ (h >> 32));
 }
 
+// The Gloo slot of a send or recv of `nbytes` bytes with the user's `tag`. The byte count is part
+// of it, so that a send and a recv of different sizes never pair up (Gloo would abort the
+// receiving process, on its IO thread, when more bytes arrive than the recv posted): byte counts
+// below 8 MiB exactly, larger ones as a 23-bit hash with the top bit set. The top byte 0x80 keeps
+// these slots apart from the collectives' (Gloo's Slot::build puts prefixes 1-8 there).
+uint64_t p2p_slot(int tag, size_t nbytes) {
+  uint64_t size_bits = nbytes;
+  if (nbytes >= (size_t(1) << 23)) {
+    uint64_t h = nbytes * 0x9E3779B97F4A7C15ull;
+    size_bits = ((h >> 40) & 0x7FFFFF) | 0x800000;
+  }
+  return (uint64_t{0x80} << 56) | (size_bits << 32) | static_cast<uint32_t>(tag);
+}
+
 // The Work of a send or recv: Gloo moves the bytes in its own threads; wait() waits for them.
 class UnboundBufferWork : public Work {
  public:
@@ -193,7 +207,10 @@ class UnboundBufferWork : public Work {
         }
         on_complete_(source);
         finish(nullptr, source);
-      } catch (const gloo::Exception& e) {
+      } catch (const Error&) {
+        finish(std::current_exception());
+      } catch (const std::exception& e) {
+        // gloo::Exception, gloo::EnforceNotMet and whatever else Gloo throws.
         std::string m = e.what();
         finish(std::make_exception_ptr(DistBackendError(explain_(m, is_timeout_message(m), t))));
       } catch (...) {
@@ -361,10 +378,81 @@ struct ProcessGroupGloo::Impl {
                                        is_timeout_message(gloo_message), timeout, store.get());
   }
 
-  UnboundBufferWork::Explain explainer(const char* op) {
-    return [this, op](const std::string& m, bool timed_out, std::chrono::milliseconds t) {
-      return describe_collective_failure("Gloo", op, rank, size, m, timed_out, t, store.get());
+  // Explains a failed send or recv (of `nbytes` bytes with `tag`, to or from `peer`; or the
+  // collective mismatch that closed the connections) and marks the group broken: Gloo closes all
+  // of its connections on a timeout.
+  UnboundBufferWork::Explain explainer(const char* op, size_t nbytes, int tag, std::string peer) {
+    return [this, op, nbytes, tag, peer](const std::string& m, bool timed_out,
+                                         std::chrono::milliseconds t) {
+      std::string mismatch_found = find_mismatch();
+      std::string msg = detail::str_cat(
+          mismatch_found.empty()
+              ? describe_collective_failure("Gloo", op, rank, size, m, timed_out, t, store.get())
+              : detail::str_cat("Gloo ", op, " failed on rank ", rank, " of ", size, ": ",
+                                mismatch_found),
+          ". This ", op, " was of ", nbytes, " bytes ", op[0] == 's' ? "to " : "from ", peer,
+          " with tag ", tag, " (a send and its recv must have the same size and tag)");
+      mark_broken(msg);
+      return msg;
     };
+  }
+
+  void mark_broken(const std::string& msg) {
+    std::lock_guard<std::mutex> lock(broken_mutex);
+    if (broken_reason.empty()) broken_reason = msg;
+  }
+
+  // A send or recv that cannot start: the group failed earlier, or Gloo refused at once. The
+  // error comes out of the Work's wait(), as any other failure of an asynchronous operation.
+  std::shared_ptr<Work> p2p_work_or_null(const char* op, const Tensor& t) {
+    std::lock_guard<std::mutex> lock(broken_mutex);
+    if (broken_reason.empty()) return nullptr;
+    return failed_work(op, t,
+                       detail::str_cat(op,
+                                       ": the process group is unusable after an earlier "
+                                       "failure: ",
+                                       broken_reason));
+  }
+
+  static std::shared_ptr<Work> failed_work(const char* op, const Tensor& t,
+                                           const std::string& msg) {
+    auto work = std::make_shared<Work>(op);
+    work->set_result({t});
+    work->finish(std::make_exception_ptr(DistBackendError(msg)));
+    return work;
+  }
+
+  // Posts a send (`is_send`) or a recv from `peers` of `host`'s bytes; Gloo's own errors
+  // (a closed connection) become a failed Work.
+  std::shared_ptr<Work> post_p2p(const char* op, const Tensor& user, Tensor host, bool is_send,
+                                 const std::vector<int>& peers, int tag,
+                                 UnboundBufferWork::Complete on_complete) {
+    if (auto refused = p2p_work_or_null(op, user)) return refused;
+    const size_t nbytes = host.nbytes();
+    std::string peer = peers.size() == 1 ? "rank " + std::to_string(peers[0]) : "any rank";
+    try {
+      auto buffer = context->createUnboundBuffer(host.data_ptr(), nbytes);
+      const uint64_t slot = p2p_slot(tag, nbytes);
+      if (is_send) {
+        buffer->send(peers[0], slot);
+      } else if (peers.size() == 1) {
+        buffer->recv(peers[0], slot);
+      } else {
+        buffer->recv(peers, slot);
+      }
+      auto work = std::make_shared<UnboundBufferWork>(op, std::move(buffer), is_send,
+                                                      options.timeout, std::move(on_complete),
+                                                      explainer(op, nbytes, tag, peer));
+      work->set_result({user});
+      return work;
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      std::string msg = describe_collective_failure("Gloo", op, rank, size, e.what(), false,
+                                                    options.timeout, store.get());
+      mark_broken(msg);
+      return failed_work(op, user, msg);
+    }
   }
 
   std::chrono::milliseconds timeout_of(std::chrono::milliseconds t) const {
@@ -711,13 +799,7 @@ std::shared_ptr<Work> ProcessGroupGloo::send(std::vector<Tensor>& tensors, int d
   check_peer_rank(dstRank, getRank(), getSize(), op, "destination");
   EMBER_CHECK(tag >= 0, ValueError, op, ": the tag must be non-negative, got ", tag);
   Tensor host = t.is_cuda() ? t.to(kCPU) : t;
-  auto buffer = impl_->context->createUnboundBuffer(host.data_ptr(), host.nbytes());
-  buffer->send(dstRank, static_cast<uint64_t>(tag));
-  auto work = std::make_shared<UnboundBufferWork>(
-      op, std::move(buffer), true, impl_->options.timeout, [host](int) { (void)host; },
-      impl_->explainer(op));
-  work->set_result({t});
-  return work;
+  return impl_->post_p2p(op, t, host, true, {dstRank}, tag, [host](int) { (void)host; });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::recv(std::vector<Tensor>& tensors, int srcRank, int tag) {
@@ -727,13 +809,8 @@ std::shared_ptr<Work> ProcessGroupGloo::recv(std::vector<Tensor>& tensors, int s
   check_peer_rank(srcRank, getRank(), getSize(), op, "source");
   EMBER_CHECK(tag >= 0, ValueError, op, ": the tag must be non-negative, got ", tag);
   auto staged = std::make_shared<Staged>(t);
-  auto buffer = impl_->context->createUnboundBuffer(staged->host.data_ptr(), staged->host.nbytes());
-  buffer->recv(srcRank, static_cast<uint64_t>(tag));
-  auto work = std::make_shared<UnboundBufferWork>(
-      op, std::move(buffer), false, impl_->options.timeout, [staged](int) { staged->write_back(); },
-      impl_->explainer(op));
-  work->set_result({t});
-  return work;
+  return impl_->post_p2p(op, t, staged->host, false, {srcRank}, tag,
+                         [staged](int) { staged->write_back(); });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::recvAnysource(std::vector<Tensor>& tensors, int tag) {
@@ -741,18 +818,14 @@ std::shared_ptr<Work> ProcessGroupGloo::recvAnysource(std::vector<Tensor>& tenso
   Tensor t = single_tensor(tensors, op);
   check_collective_tensor(t, op);
   EMBER_CHECK(getSize() > 1, ValueError, op, ": there is no other rank to receive from");
+  EMBER_CHECK(tag >= 0, ValueError, op, ": the tag must be non-negative, got ", tag);
   std::vector<int> sources;
   for (int r = 0; r < getSize(); ++r) {
     if (r != getRank()) sources.push_back(r);
   }
   auto staged = std::make_shared<Staged>(t);
-  auto buffer = impl_->context->createUnboundBuffer(staged->host.data_ptr(), staged->host.nbytes());
-  buffer->recv(sources, static_cast<uint64_t>(tag));
-  auto work = std::make_shared<UnboundBufferWork>(
-      op, std::move(buffer), false, impl_->options.timeout, [staged](int) { staged->write_back(); },
-      impl_->explainer(op));
-  work->set_result({t});
-  return work;
+  return impl_->post_p2p(op, t, staged->host, false, sources, tag,
+                         [staged](int) { staged->write_back(); });
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::barrier(const BarrierOptions& opts) {
