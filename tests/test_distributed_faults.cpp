@@ -281,24 +281,44 @@ TEST(DistributedFaults, SendAndRecvOfDifferentSizesFailInsteadOfAborting) {
   expect_every_rank_reported_an_error(results);
 }
 
-TEST(DistributedFaults, WorldSizeMismatchIsNamedOnEveryRank) {
+// Rank 0 is started with WORLD_SIZE=2, rank 1 with WORLD_SIZE=3 (after `rank1_delay`): both must
+// say so at once, not at the rendezvous timeout (a minute here, 30 minutes by default).
+void expect_world_size_mismatch_named_at_once(std::chrono::milliseconds rank1_delay) {
   RankLaunch launch;
   launch.world_size = 2;
-  launch.timeout = 60s;
+  launch.timeout = 50s;
   launch.env_for_rank = [](int rank) {
     return std::map<std::string, std::string>{{"WORLD_SIZE", rank == 0 ? "2" : "3"}};
   };
   launch.ranks = {0, 1};
-  auto results = run_ranks(launch, [] {
+  auto results = run_ranks(launch, [rank1_delay] {
+    if (ember::testing::test_rank() == 1) std::this_thread::sleep_for(rank1_delay);
+    auto start = std::chrono::steady_clock::now();
     std::string msg = ember::testing::error_of<ember::ValueError>(
-        [] { dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(5s)); });
+        [] { dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(60s)); });
     report(msg);
     EXPECT_TRUE(contains(msg, "world size mismatch")) << msg;
-    EXPECT_TRUE(contains(msg, "WORLD_SIZE=2") && contains(msg, "WORLD_SIZE=3")) << msg;
+    EXPECT_TRUE(contains(msg, "rank 0 with WORLD_SIZE=2") ||
+                contains(msg, "rank 0 was started with WORLD_SIZE=2"))
+        << msg;
+    EXPECT_TRUE(contains(msg, "rank 1 with WORLD_SIZE=3") ||
+                contains(msg, "rank 1 was started with WORLD_SIZE=3"))
+        << msg;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 15s) << "named only at the timeout";
   });
   if (is_rank_process()) return;
   echo_reports(results);
   for (const auto& r : results) EXPECT_TRUE(succeeded(r)) << describe(r);
+}
+
+TEST(DistributedFaults, WorldSizeMismatchIsNamedOnEveryRank) {
+  expect_world_size_mismatch_named_at_once(0ms);
+}
+
+TEST(DistributedFaults, WorldSizeMismatchOfALateRankIsNamedAtOnce) {
+  // Rank 0 has joined alone as one of 2 when rank 1 arrives as one of 3: before, nobody saw the
+  // count reach their world size and both waited for the timeout.
+  expect_world_size_mismatch_named_at_once(1500ms);
 }
 
 TEST(DistributedFaults, MissingRankIsNamedAtTheTimeout) {

@@ -3,7 +3,9 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 namespace ember::distributed {
@@ -50,6 +52,9 @@ std::string ranks_list(const std::vector<int>& ranks) {
   for (size_t i = 0; i < ranks.size(); ++i) os << (i ? ", " : "") << ranks[i];
   return os.str();
 }
+
+// The "complete" key's value when the membership check failed (followed by the reason).
+const char* const kMembershipFailed = "failed: ";
 
 std::string this_process() {
   char host[256] = {};
@@ -109,25 +114,32 @@ void check_membership(Store& store, int rank, int world_size, std::chrono::milli
               " is already taken by process ", owner_text, " (this is ", me,
               "): two processes were started with RANK=", rank);
   store.set("ember/members/world_size/" + std::to_string(rank), std::to_string(world_size));
-  // Everyone that joined must agree on the world size.
-  auto check_agreement = [&] {
-    for (int r = 0; r < world_size; ++r) {
-      std::string key = "ember/members/world_size/" + std::to_string(r);
-      if (!store.check({key})) continue;
-      int theirs = std::stoi(store.get_string(key));
-      EMBER_CHECK(theirs == world_size, ValueError,
-                  "init_process_group: world size mismatch: rank ", rank,
-                  " was started with WORLD_SIZE=", world_size, " but rank ", r,
-                  " with WORLD_SIZE=", theirs);
-    }
-  };
+  // The first rank to check in sets the world size; every later one compares with it at once, so
+  // a disagreement is named as soon as a rank of a different mind arrives (not at the timeout,
+  // with ranks waiting for a count that cannot be reached). The rank that finds it wakes the
+  // waiting ranks with the same message through the "complete" key.
+  const std::string mine = detail::str_cat(world_size, " ", rank);
+  auto first_bytes = store.compare_set("ember/members/agreed_world_size", {},
+                                       std::vector<uint8_t>(mine.begin(), mine.end()));
+  std::string first(first_bytes.begin(), first_bytes.end());
+  int first_size = world_size, first_rank = rank;
+  if (std::sscanf(first.c_str(), "%d %d", &first_size, &first_rank) == 2 &&
+      first_size != world_size) {
+    std::string message = detail::str_cat("init_process_group: world size mismatch: rank ", rank,
+                                          " was started with WORLD_SIZE=", world_size, " but rank ",
+                                          first_rank, " with WORLD_SIZE=", first_size,
+                                          ". Start every process with the same WORLD_SIZE");
+    std::string failed = kMembershipFailed + message;
+    store.compare_set("ember/members/complete", {},
+                      std::vector<uint8_t>(failed.begin(), failed.end()));
+    throw ValueError(message);
+  }
   if (store.add("ember/members/joined", 1) == world_size) {
-    store.set("ember/members/complete", std::string("1"));
+    store.compare_set("ember/members/complete", {}, std::vector<uint8_t>{'1'});
   }
   try {
     store.wait({"ember/members/complete"}, timeout);
   } catch (const DistStoreError&) {
-    check_agreement();
     std::vector<int> missing, present;
     for (int r = 0; r < world_size; ++r) {
       (store.check({"ember/members/world_size/" + std::to_string(r)}) ? present : missing)
@@ -141,7 +153,9 @@ void check_membership(Store& store, int rank, int world_size, std::chrono::milli
         "). Was every process started, with the same "
         "MASTER_ADDR/MASTER_PORT and WORLD_SIZE?"));
   }
-  check_agreement();
+  std::string complete = store.get_string("ember/members/complete");
+  EMBER_CHECK(complete.rfind(kMembershipFailed, 0) != 0, ValueError,
+              complete.substr(std::strlen(kMembershipFailed)));
   int64_t joined = store.add("ember/members/joined", 0);
   EMBER_CHECK(joined == world_size, ValueError, "init_process_group: world size mismatch: ", joined,
               " processes joined the rendezvous at ", where, " but rank ", rank,
