@@ -1,7 +1,15 @@
 // TCPStore and PrefixStore in one process: the master's server and several clients on loopback,
 // blocking gets, timeouts that name the keys, connection retries, liveness, worker counting.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <thread>
 
 #include "ember/distributed/prefix_store.h"
@@ -33,6 +41,40 @@ dist::TCPStoreOptions client(uint16_t port, std::chrono::milliseconds timeout = 
 
 std::vector<uint8_t> bytes(const std::string& s) {
   return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+// An IPv4 address of this machine other than loopback ("" when it has none).
+std::string non_loopback_ipv4() {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return {};
+  std::string found;
+  for (ifaddrs* i = list; i && found.empty(); i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_LOOPBACK) ||
+        !(i->ifa_flags & IFF_UP)) {
+      continue;
+    }
+    char text[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, text,
+                sizeof(text));
+    found = text;
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
+// A plain TCP connection to an IPv4 address (-1 when refused), for talking to the store the way a
+// stray client would.
+int raw_connect(const std::string& ipv4, uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  ::inet_pton(AF_INET, ipv4.c_str(), &a.sin_addr);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 TEST(TCPStore, SetGetAddCompareSetCheckDelete) {
@@ -144,6 +186,42 @@ TEST(TCPStore, PortInUseIsNamed) {
   std::string msg = error_of<dist::DistNetworkError>([&] { dist::TCPStore("127.0.0.1", o); });
   EXPECT_TRUE(contains(msg, "cannot listen on port " + std::to_string(first.port()))) << msg;
   EXPECT_TRUE(contains(msg, "pick another MASTER_PORT")) << msg;
+}
+
+TEST(TCPStore, MasterListensOnlyOnTheMasterAddress) {
+  const std::string lan = non_loopback_ipv4();
+  if (lan.empty()) GTEST_SKIP() << "this machine has no IPv4 address besides loopback";
+  // MASTER_ADDR=127.0.0.1: reachable on loopback only, not from the network.
+  dist::TCPStore local("127.0.0.1", master());
+  dist::TCPStore client_of_local("127.0.0.1", client(local.port()));
+  client_of_local.set("k", std::string("v"));
+  int fd = raw_connect(lan, local.port());
+  EXPECT_EQ(fd, -1) << "the store on 127.0.0.1 accepted a connection on " << lan;
+  if (fd >= 0) ::close(fd);
+  // MASTER_ADDR=<that address>: reachable there, not on loopback.
+  dist::TCPStore on_lan(lan, master());
+  dist::TCPStore client_of_lan(lan, client(on_lan.port()));
+  client_of_lan.set("k2", std::string("v2"));
+  EXPECT_EQ(on_lan.get_string("k2"), "v2");
+  fd = raw_connect("127.0.0.1", on_lan.port());
+  EXPECT_EQ(fd, -1) << "the store on " << lan << " accepted a connection on 127.0.0.1";
+  if (fd >= 0) ::close(fd);
+  // 0.0.0.0: every interface, as asked.
+  dist::TCPStore everywhere("0.0.0.0", master());
+  for (const std::string& addr : {std::string("127.0.0.1"), lan}) {
+    fd = raw_connect(addr, everywhere.port());
+    EXPECT_GE(fd, 0) << "the store on 0.0.0.0 refused a connection on " << addr;
+    if (fd >= 0) ::close(fd);
+  }
+}
+
+TEST(TCPStore, MasterAddressThatIsNotLocalIsNamed) {
+  // 192.0.2.0/24 (TEST-NET-1) is reserved for documentation; 192.0.2.123 is no address here.
+  auto o = master(1s);
+  std::string msg = error_of<dist::DistNetworkError>([&] { dist::TCPStore("192.0.2.123", o); });
+  if (contains(msg, "<no exception>")) GTEST_SKIP() << "192.0.2.123 is an address of this machine";
+  EXPECT_TRUE(contains(msg, "192.0.2.123 is not an address of this machine")) << msg;
+  EXPECT_TRUE(contains(msg, "0.0.0.0")) << msg;
 }
 
 TEST(TCPStore, RanksThatCloseWithoutGoodbyeAreDeparted) {

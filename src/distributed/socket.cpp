@@ -118,20 +118,56 @@ std::string endpoint(const std::string& host, uint16_t port) {
   return detail::str_cat(v6 ? "[" : "", host, v6 ? "]" : "", ":", port);
 }
 
+namespace {
+
+std::string listen_error(const std::string& host, uint16_t port, int err) {
+  std::string where = host.empty() ? std::string("port ") + std::to_string(port)
+                                   : "port " + std::to_string(port) + " of " + host;
+  std::string hint;
+  if (err == EADDRINUSE) hint = " (another process uses it: pick another MASTER_PORT)";
+  if (err == EADDRNOTAVAIL) {
+    hint = detail::str_cat(": ", host,
+                           " is not an address of this machine. Rank 0 runs the rendezvous store "
+                           "on MASTER_ADDR, so that must be one of its addresses (0.0.0.0 listens "
+                           "on every interface)");
+  }
+  return detail::str_cat("cannot listen on ", where, ": ", errno_text(err), hint);
+}
+
+uint16_t port_of(int fd) {
+  sockaddr_storage got{};
+  socklen_t got_len = sizeof(got);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&got), &got_len);
+  return ntohs(got.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&got)->sin6_port
+                                         : reinterpret_cast<sockaddr_in*>(&got)->sin_port);
+}
+
+// A listening socket bound to `addr`; invalid with `err` set when that fails.
+Socket listen_at(int family, const sockaddr* addr, socklen_t len, int* err) {
+  Socket s(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!s.valid()) {
+    *err = errno;
+    return Socket();
+  }
+  int one = 1, zero = 0;
+  ::setsockopt(s.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (family == AF_INET6) {
+    // The IPv6 wildcard also takes IPv4 (dual stack); a specific IPv6 address is only itself.
+    ::setsockopt(s.fd(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+  }
+  if (::bind(s.fd(), addr, len) != 0 || ::listen(s.fd(), 1024) != 0) {
+    *err = errno;
+    return Socket();
+  }
+  return s;
+}
+
 Socket listen_on_all_interfaces(uint16_t port, uint16_t* bound_port) {
   int last_err = 0;
   for (int family : {AF_INET6, AF_INET}) {
-    Socket s(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    if (!s.valid()) {
-      last_err = errno;
-      continue;
-    }
-    int one = 1, zero = 0;
-    ::setsockopt(s.fd(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     sockaddr_storage addr{};
     socklen_t len;
     if (family == AF_INET6) {
-      ::setsockopt(s.fd(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
       auto* a = reinterpret_cast<sockaddr_in6*>(&addr);
       a->sin6_family = AF_INET6;
       a->sin6_addr = in6addr_any;
@@ -144,22 +180,62 @@ Socket listen_on_all_interfaces(uint16_t port, uint16_t* bound_port) {
       a->sin_port = htons(port);
       len = sizeof(sockaddr_in);
     }
-    if (::bind(s.fd(), reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-        ::listen(s.fd(), 1024) != 0) {
-      last_err = errno;
-      if (last_err == EADDRINUSE) break;  // the other family would hit the same port
-      continue;
+    Socket s = listen_at(family, reinterpret_cast<sockaddr*>(&addr), len, &last_err);
+    if (s.valid()) {
+      *bound_port = port_of(s.fd());
+      return s;
     }
-    sockaddr_storage got{};
-    socklen_t got_len = sizeof(got);
-    ::getsockname(s.fd(), reinterpret_cast<sockaddr*>(&got), &got_len);
-    *bound_port = ntohs(family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&got)->sin6_port
-                                           : reinterpret_cast<sockaddr_in*>(&got)->sin_port);
-    return s;
+    if (last_err == EADDRINUSE) break;  // the other family would hit the same port
   }
-  throw DistNetworkError(detail::str_cat(
-      "cannot listen on port ", port, ": ", errno_text(last_err),
-      last_err == EADDRINUSE ? " (another process uses it: pick another MASTER_PORT)" : ""));
+  throw DistNetworkError(listen_error("", port, last_err));
+}
+
+bool is_loopback_address(const sockaddr* a) {
+  if (a->sa_family == AF_INET) {
+    return (ntohl(reinterpret_cast<const sockaddr_in*>(a)->sin_addr.s_addr) >> 24) == 127;
+  }
+  return a->sa_family == AF_INET6 &&
+         IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<const sockaddr_in6*>(a)->sin6_addr);
+}
+
+}  // namespace
+
+Socket listen_on(const std::string& host, uint16_t port, uint16_t* bound_port) {
+  if (host.empty() || host == "0.0.0.0" || host == "::" || host == "*") {
+    return listen_on_all_interfaces(port, bound_port);
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  AddrInfoList list;
+  std::string port_text = std::to_string(port);
+  int rc = ::getaddrinfo(host.c_str(), port_text.c_str(), &hints, &list.head);
+  if (rc != 0) {
+    throw DistNetworkError(detail::str_cat("cannot resolve the address of the rendezvous store '",
+                                           host, "' to listen on: ", gai_strerror(rc)));
+  }
+  bool all_loopback = true;
+  for (const addrinfo* ai = list.head; ai; ai = ai->ai_next) {
+    all_loopback = all_loopback && is_loopback_address(ai->ai_addr);
+  }
+  addrinfo numeric_hints{};
+  numeric_hints.ai_flags = AI_NUMERICHOST;
+  AddrInfoList numeric;
+  bool is_name = ::getaddrinfo(host.c_str(), nullptr, &numeric_hints, &numeric.head) != 0;
+  if (all_loopback && is_name && host != "localhost") {
+    return listen_on_all_interfaces(port, bound_port);
+  }
+  int last_err = 0;
+  for (const addrinfo* ai = list.head; ai; ai = ai->ai_next) {
+    Socket s = listen_at(ai->ai_family, ai->ai_addr, ai->ai_addrlen, &last_err);
+    if (s.valid()) {
+      *bound_port = port_of(s.fd());
+      return s;
+    }
+    if (last_err == EADDRINUSE) break;
+  }
+  throw DistNetworkError(listen_error(host, port, last_err));
 }
 
 Socket connect_with_retry(const std::string& host, uint16_t port, Clock::time_point deadline,

@@ -33,9 +33,14 @@ class Socket {
 // "host:port", with brackets around IPv6 literals.
 std::string endpoint(const std::string& host, uint16_t port);
 
-// Listens on every interface (IPv6 dual stack when available, else IPv4); port 0 picks a free
-// one. Returns the socket and writes the bound port. Throws DistNetworkError (e.g. port in use).
-Socket listen_on_all_interfaces(uint16_t port, uint16_t* bound_port);
+// Listens on `host` (the rendezvous store's master address): on that address only, so that a
+// store on 127.0.0.1 cannot be reached from the network. "0.0.0.0", "::", "*" and "" listen on
+// every interface (IPv6 dual stack when available, else IPv4), and so does a host name other
+// than "localhost" that resolves to loopback addresses only (Debian maps the machine's own name
+// to 127.0.1.1, while the other hosts reach it by its network address). Port 0 picks a free one.
+// Returns the socket and writes the bound port. Throws DistNetworkError (port in use, an address
+// that is not this machine's, a name that does not resolve).
+Socket listen_on(const std::string& host, uint16_t port, uint16_t* bound_port);
 
 // Connects to host:port. Refused, unreachable and timed-out attempts are retried with backoff
 // until `deadline` (the server may not be up yet); an unresolvable host fails at once. Throws

@@ -88,7 +88,7 @@ TCPStore::TCPStore(std::string host, const TCPStoreOptions& options)
     : Store(options.timeout), host_(std::move(host)), port_(options.port) {
   EMBER_CHECK(!host_.empty(), ValueError, "TCPStore: the host name is empty");
   if (options.is_master) {
-    server_ = std::make_unique<Server>(options.port);
+    server_ = std::make_unique<Server>(host_, options.port);
     server_->set_drain_timeout(
         std::min<std::chrono::milliseconds>(timeout_, std::chrono::seconds(30)));
     port_ = server_->port();

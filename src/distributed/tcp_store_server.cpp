@@ -18,8 +18,8 @@ namespace ember::distributed {
 using namespace store_protocol;
 using net::Clock;
 
-TCPStore::Server::Server(uint16_t port) {
-  listener_ = net::listen_on_all_interfaces(port, &port_);
+TCPStore::Server::Server(const std::string& host, uint16_t port) {
+  listener_ = net::listen_on(host, port, &port_);
   // accept_connections() takes every pending connection and stops when none is left.
   ::fcntl(listener_.fd(), F_SETFL, ::fcntl(listener_.fd(), F_GETFL, 0) | O_NONBLOCK);
   if (::pipe2(wake_fd_, O_CLOEXEC | O_NONBLOCK) != 0) {

@@ -17,7 +17,8 @@ namespace ember::distributed {
 
 class TCPStore::Server {
  public:
-  explicit Server(uint16_t port);
+  // Listens on `host` (see net::listen_on) at `port`.
+  Server(const std::string& host, uint16_t port);
   // Stops the thread once every registered rank has left (bounded by `drain_timeout`, so that
   // ranks still making their last store calls when the master finishes first are served).
   ~Server();

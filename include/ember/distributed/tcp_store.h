@@ -24,8 +24,9 @@ struct TCPStoreOptions {
 
 class EMBER_API TCPStore : public Store {
  public:
-  // The master starts the server (listening on every interface) and connects to it; the others
-  // connect to host:port, retrying until the timeout so that they may start before the master.
+  // The master starts the server, listening on `host` only (0.0.0.0: on every interface; see
+  // docs/distributed.md), and connects to it; the others connect to host:port, retrying until
+  // the timeout so that they may start before the master.
   TCPStore(std::string host, const TCPStoreOptions& options = {});
   ~TCPStore() override;
 
