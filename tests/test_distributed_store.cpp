@@ -188,6 +188,82 @@ TEST(TCPStore, PortInUseIsNamed) {
   EXPECT_TRUE(contains(msg, "pick another MASTER_PORT")) << msg;
 }
 
+// Reads one framed reply of the store on `fd` (the error text of a kError reply), then whether the
+// store closed the connection after it; "<no reply>" when nothing came within a few seconds.
+struct RawReply {
+  std::string error = "<no reply>";
+  bool closed = false;
+};
+RawReply read_error_reply(int fd) {
+  RawReply out;
+  std::string got;
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  char buf[4096];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) {
+      out.closed = true;
+      break;
+    }
+    got.append(buf, static_cast<size_t>(n));
+  }
+  // [u32 length][u8 status = 2 (error)][u32 text length][text]
+  if (got.size() >= 9 && got[4] == 2) {
+    uint32_t n;
+    std::memcpy(&n, got.data() + 5, 4);
+    out.error = got.substr(9, n);
+  }
+  return out;
+}
+
+TEST(TCPStore, OversizedMessagesAreRefusedAndTheConnectionClosed) {
+  dist::TCPStore server("127.0.0.1", master());
+  // A client announcing a 512 MiB message (the server used to wait for, and buffer, up to 1 GiB
+  // per connection): a clear error, then the connection closed.
+  int fd = raw_connect("127.0.0.1", server.port());
+  ASSERT_GE(fd, 0);
+  const uint32_t announced = 512u << 20;
+  char header[5];
+  std::memcpy(header, &announced, 4);
+  header[4] = 1;  // set
+  ASSERT_EQ(::send(fd, header, sizeof(header), MSG_NOSIGNAL), 5);
+  RawReply reply = read_error_reply(fd);
+  ::close(fd);
+  EXPECT_TRUE(contains(reply.error,
+                       "a message of 536870912 bytes exceeds the limit of 67108864 "
+                       "bytes (64 MiB)"))
+      << reply.error;
+  EXPECT_TRUE(reply.closed);
+  // An HTTP request to the store's port reads as a 542 MB message ("GET " as a length).
+  fd = raw_connect("127.0.0.1", server.port());
+  ASSERT_GE(fd, 0);
+  const std::string http = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  ASSERT_EQ(::send(fd, http.data(), http.size(), MSG_NOSIGNAL), static_cast<ssize_t>(http.size()));
+  reply = read_error_reply(fd);
+  ::close(fd);
+  EXPECT_TRUE(contains(reply.error, "exceeds the limit")) << reply.error;
+  EXPECT_TRUE(reply.closed);
+  // The store serves the others as before.
+  dist::TCPStore other("127.0.0.1", client(server.port()));
+  other.set("k", std::string("v"));
+  EXPECT_EQ(server.get_string("k"), "v");
+  // A client refuses to send a value beyond the limit, naming the key; its connection stays
+  // usable.
+  std::vector<uint8_t> big((size_t(64) << 20) + 1);
+  std::string msg = error_of<ember::ValueError>([&] { other.set("big", big); });
+  EXPECT_TRUE(contains(msg, "'big'") && contains(msg, "64 MiB")) << msg;
+  msg = error_of<ember::ValueError>([&] { other.compare_set("big", {}, big); });
+  EXPECT_TRUE(contains(msg, "'big'") && contains(msg, "64 MiB")) << msg;
+  EXPECT_FALSE(server.check({"big"}));
+  std::vector<uint8_t> fits((size_t(64) << 20) - 64);
+  other.set("fits", fits);
+  EXPECT_EQ(server.get("fits").size(), fits.size());
+}
+
 TEST(TCPStore, MasterListensOnlyOnTheMasterAddress) {
   const std::string lan = non_loopback_ipv4();
   if (lan.empty()) GTEST_SKIP() << "this machine has no IPv4 address besides loopback";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ember/distributed/errors.h"
+#include "ember/distributed/tcp_store.h"
 
 namespace ember::distributed::store_protocol {
 
@@ -28,8 +29,9 @@ enum class Command : uint8_t {
 // kError carries a message (a request the store cannot satisfy, e.g. add() on a non-integer).
 enum class Status : uint8_t { kOk = 0, kTimeout = 1, kError = 2 };
 
-// The largest message accepted: protects the server from a stray client sending garbage.
-constexpr uint32_t kMaxMessageBytes = 1u << 30;
+// The largest message accepted (TCPStore::kMaxMessageBytes, 64 MiB): protects the server from a
+// stray client announcing or sending more.
+constexpr uint32_t kMaxMessageBytes = TCPStore::kMaxMessageBytes;
 
 class Writer {
  public:

@@ -28,6 +28,15 @@ std::string quoted_list(const std::vector<std::string>& keys) {
   return out;
 }
 
+// A request carrying a user's key and value, refused here when the store would refuse it.
+const std::string& checked(const std::string& message, const char* op, const std::string& key) {
+  const size_t body = message.size() - 4;
+  EMBER_CHECK(body <= kMaxMessageBytes, ValueError, "TCPStore::", op, "('", key,
+              "'): the request would be ", body, " bytes, over the store's limit of ",
+              kMaxMessageBytes, " bytes (64 MiB) per message");
+  return message;
+}
+
 // Time a blocking request may take beyond its own timeout before the server is presumed gone.
 constexpr auto kReplyGrace = std::chrono::seconds(10);
 
@@ -122,8 +131,9 @@ bool TCPStore::is_master() const {
 
 void TCPStore::set(const std::string& key, const std::vector<uint8_t>& value) {
   Status st;
-  client_->request(Writer().u8(uint8_t(Command::kSet)).str(key).blob(value).finish(), timeout_,
-                   &st);
+  client_->request(
+      checked(Writer().u8(uint8_t(Command::kSet)).str(key).blob(value).finish(), "set", key),
+      timeout_, &st);
 }
 
 std::vector<uint8_t> TCPStore::get(const std::string& key) {
@@ -151,7 +161,9 @@ std::vector<uint8_t> TCPStore::compare_set(const std::string& key,
                                            const std::vector<uint8_t>& desired) {
   Status st;
   std::string body = client_->request(
-      Writer().u8(uint8_t(Command::kCompareSet)).str(key).blob(expected).blob(desired).finish(),
+      checked(
+          Writer().u8(uint8_t(Command::kCompareSet)).str(key).blob(expected).blob(desired).finish(),
+          "compare_set", key),
       timeout_, &st);
   return Reader(body.data(), body.size()).blob();
 }

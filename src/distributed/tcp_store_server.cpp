@@ -63,7 +63,8 @@ void TCPStore::Server::run() {
     fds.push_back({wake_fd_[0], POLLIN, 0});
     fds.push_back({listener_.fd(), POLLIN, 0});
     for (auto& [id, c] : connections_) {
-      short ev = POLLIN;
+      // A client that does not read its replies is not read from either until they have left.
+      short ev = c.out.size() < kMaxMessageBytes ? POLLIN : 0;
       if (!c.out.empty()) ev |= POLLOUT;
       fds.push_back({c.socket.fd(), ev, 0});
       ids.push_back(id);
@@ -111,10 +112,16 @@ void TCPStore::Server::accept_connections() {
 
 bool TCPStore::Server::read_from(int id, Connection& c) {
   char buf[65536];
-  for (;;) {
+  // Messages are taken as they arrive (a length over the limit is refused before its body is
+  // read), and one wake-up reads at most a few MiB, so a client that keeps sending cannot make
+  // the server buffer without bound or starve the others.
+  size_t budget = size_t(4) << 20;
+  while (budget > 0) {
     ssize_t n = ::recv(c.socket.fd(), buf, sizeof(buf), MSG_DONTWAIT);
     if (n > 0) {
       c.in.append(buf, static_cast<size_t>(n));
+      budget -= std::min(budget, static_cast<size_t>(n));
+      if (!take_messages(id, c)) return false;
       continue;
     }
     if (n == 0) return false;
@@ -122,22 +129,43 @@ bool TCPStore::Server::read_from(int id, Connection& c) {
     if (errno == EAGAIN || errno == EWOULDBLOCK) break;
     return false;
   }
+  write_pending(c);
+  return true;
+}
+
+bool TCPStore::Server::take_messages(int id, Connection& c) {
   size_t pos = 0;
+  bool keep = true;
   while (c.in.size() - pos >= 4) {
     uint32_t len;
     std::memcpy(&len, c.in.data() + pos, 4);
-    if (len > kMaxMessageBytes) return false;
+    if (len > kMaxMessageBytes) {
+      refuse(c, detail::str_cat("TCPStore: a message of ", len, " bytes exceeds the limit of ",
+                                kMaxMessageBytes, " bytes (64 MiB); closing the connection"));
+      keep = false;
+      break;
+    }
     if (c.in.size() - pos - 4 < len) break;
     try {
       handle(id, c, c.in.data() + pos + 4, len);
-    } catch (const DistStoreError&) {
-      return false;  // garbage from a stray client: drop the connection
+    } catch (const DistStoreError& e) {
+      // Garbage from a stray client.
+      refuse(c, detail::str_cat("TCPStore: ", e.what(), "; closing the connection"));
+      keep = false;
+      break;
     }
     pos += 4 + len;
   }
   c.in.erase(0, pos);
+  return keep;
+}
+
+void TCPStore::Server::refuse(Connection& c, const std::string& message) {
+  Writer reply;
+  reply.u8(uint8_t(Status::kError)).str(message);
+  c.out += reply.finish();
   write_pending(c);
-  return true;
+  c.in.clear();
 }
 
 void TCPStore::Server::write_pending(Connection& c) {

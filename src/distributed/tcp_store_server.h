@@ -46,6 +46,10 @@ class TCPStore::Server {
   void run();
   void accept_connections();
   bool read_from(int id, Connection& c);
+  // Handles the complete messages in c.in; false when the connection must close.
+  bool take_messages(int id, Connection& c);
+  // Answers `message` as an error (the connection is then closed).
+  void refuse(Connection& c, const std::string& message);
   void handle(int id, Connection& c, const char* body, size_t n);
   void write_pending(Connection& c);
   void wake_waiters();

@@ -24,6 +24,12 @@ struct TCPStoreOptions {
 
 class EMBER_API TCPStore : public Store {
  public:
+  // The largest message (a request with its key and value, or a reply) the store takes: 64 MiB.
+  // A client refuses to send more (ValueError naming the key); the server answers a message
+  // announced longer with an error and closes that connection, so a stray client cannot make it
+  // buffer more.
+  static constexpr uint32_t kMaxMessageBytes = uint32_t(64) << 20;
+
   // The master starts the server, listening on `host` only (0.0.0.0: on every interface; see
   // docs/distributed.md), and connects to it; the others connect to host:port, retrying until
   // the timeout so that they may start before the master.
