@@ -6,10 +6,13 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <ctime>
+#include <memory>
 #include <thread>
 
 #include "ember/distributed/prefix_store.h"
@@ -262,6 +265,76 @@ TEST(TCPStore, OversizedMessagesAreRefusedAndTheConnectionClosed) {
   std::vector<uint8_t> fits((size_t(64) << 20) - 64);
   other.set("fits", fits);
   EXPECT_EQ(server.get("fits").size(), fits.size());
+}
+
+TEST(TCPStore, ConnectionsBeyondTheLimitAreRefusedByName) {
+  auto o = master();
+  o.max_connections = 3;  // the master's own client and two more
+  dist::TCPStore server("127.0.0.1", o);
+  auto a = std::make_unique<dist::TCPStore>("127.0.0.1", client(server.port()));
+  dist::TCPStore b("127.0.0.1", client(server.port()));
+  a->set("a", std::string("1"));
+  b.set("b", std::string("2"));
+  std::string msg = error_of<dist::DistStoreError>([&] {
+    dist::TCPStore c("127.0.0.1", client(server.port()));
+    c.set("c", std::string("3"));
+  });
+  EXPECT_TRUE(contains(msg, "refuses this connection: it serves 3 connections already")) << msg;
+  EXPECT_TRUE(contains(msg, "max_connections")) << msg;
+  EXPECT_FALSE(server.check({"c"}));
+  EXPECT_EQ(b.get_string("a"), "1");  // the others go on
+  // A connection that closes frees its place.
+  a.reset();
+  bool joined = false;
+  for (int i = 0; i < 100 && !joined; ++i) {
+    try {
+      dist::TCPStore c("127.0.0.1", client(server.port()));
+      c.set("c", std::string("3"));
+      joined = true;
+    } catch (const dist::DistStoreError&) {
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+  EXPECT_TRUE(joined);
+  EXPECT_EQ(server.get_string("c"), "3");
+  o.max_connections = 0;
+  EXPECT_TRUE(contains(error_of<ember::ValueError>([&] { dist::TCPStore("127.0.0.1", o); }),
+                       "max_connections must be at least 1"));
+}
+
+TEST(TCPStore, RunningOutOfFileDescriptorsDoesNotSpin) {
+  // When accept() fails for want of file descriptors, the pending connection keeps the listener
+  // readable: the server must pause accepting rather than spin on poll().
+  dist::TCPStore server("127.0.0.1", master());
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  int probe = ::dup(0);  // the lowest free descriptor: everything below it is in use
+  ASSERT_GE(probe, 0);
+  ::close(probe);
+  rlimit low = saved;
+  low.rlim_cur = static_cast<rlim_t>(probe + 1);  // room for exactly one more descriptor
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
+  int fd = raw_connect("127.0.0.1", server.port());  // takes it; the server cannot accept
+  timespec t0{}, t1{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+  std::this_thread::sleep_for(500ms);
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
+  ASSERT_GE(fd, 0);
+  double cpu = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+  EXPECT_LT(cpu, 0.05) << "the server spun on poll() for " << cpu << " s of CPU in 0.5 s";
+  // With descriptors back, the connection is served.
+  const std::string ping = [] {
+    std::string m(4, '\0');
+    m += char(8);  // num_keys
+    uint32_t n = 1;
+    std::memcpy(m.data(), &n, 4);
+    return m;
+  }();
+  ASSERT_EQ(::send(fd, ping.data(), ping.size(), MSG_NOSIGNAL), 5);
+  pollfd p{fd, POLLIN, 0};
+  EXPECT_EQ(::poll(&p, 1, 5000), 1) << "no reply once descriptors were available";
+  ::close(fd);
 }
 
 TEST(TCPStore, MasterListensOnlyOnTheMasterAddress) {

@@ -100,6 +100,8 @@ void init_process_group(const std::string& backend_name, const InitProcessGroupO
     store_options.port = info.master_port;
     store_options.is_master = rank == 0;
     store_options.timeout = options.timeout();
+    // One connection per rank, and room for a few more (tools, a second store client).
+    store_options.max_connections = std::max(store_options.max_connections, world_size + 64);
     store = std::make_shared<TCPStore>(info.master_addr, store_options);
     where = net::endpoint(info.master_addr, info.master_port);
   }

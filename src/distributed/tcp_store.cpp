@@ -97,7 +97,10 @@ TCPStore::TCPStore(std::string host, const TCPStoreOptions& options)
     : Store(options.timeout), host_(std::move(host)), port_(options.port) {
   EMBER_CHECK(!host_.empty(), ValueError, "TCPStore: the host name is empty");
   if (options.is_master) {
-    server_ = std::make_unique<Server>(host_, options.port);
+    EMBER_CHECK(options.max_connections >= 1, ValueError,
+                "TCPStore: max_connections must be at least 1 (the master's own client), got ",
+                options.max_connections);
+    server_ = std::make_unique<Server>(host_, options.port, options.max_connections);
     server_->set_drain_timeout(
         std::min<std::chrono::milliseconds>(timeout_, std::chrono::seconds(30)));
     port_ = server_->port();

@@ -18,7 +18,16 @@ namespace ember::distributed {
 using namespace store_protocol;
 using net::Clock;
 
-TCPStore::Server::Server(const std::string& host, uint16_t port) {
+namespace {
+
+// How long a refused client has to read why, and how many may wait at once.
+constexpr auto kRefusedGrace = std::chrono::seconds(2);
+constexpr int kMaxRefused = 64;
+
+}  // namespace
+
+TCPStore::Server::Server(const std::string& host, uint16_t port, int max_connections)
+    : max_connections_(max_connections) {
   listener_ = net::listen_on(host, port, &port_);
   // accept_connections() takes every pending connection and stops when none is left.
   ::fcntl(listener_.fd(), F_SETFL, ::fcntl(listener_.fd(), F_GETFL, 0) | O_NONBLOCK);
@@ -61,17 +70,21 @@ void TCPStore::Server::run() {
     std::vector<pollfd> fds;
     std::vector<int> ids;
     fds.push_back({wake_fd_[0], POLLIN, 0});
-    fds.push_back({listener_.fd(), POLLIN, 0});
+    const bool accepting = now >= accept_paused_until_;
+    fds.push_back({listener_.fd(), static_cast<short>(accepting ? POLLIN : 0), 0});
+    auto next = Clock::time_point::max();
+    if (!accepting) next = accept_paused_until_;
     for (auto& [id, c] : connections_) {
+      if (c.refused) next = std::min(next, c.refused_until);
       // A client that does not read its replies is not read from either until they have left.
       short ev = c.out.size() < kMaxMessageBytes ? POLLIN : 0;
       if (!c.out.empty()) ev |= POLLOUT;
       fds.push_back({c.socket.fd(), ev, 0});
       ids.push_back(id);
     }
-    // Sleep until the next parked request expires (or 100 ms while draining).
+    // Sleep until the next parked request expires (or 100 ms while draining), a refused client's
+    // grace ends or accepting resumes.
     int timeout_ms = -1;
-    auto next = Clock::time_point::max();
     for (const auto& w : waiters_) next = std::min(next, w.deadline);
     if (stop_seen) next = std::min(next, now + std::chrono::milliseconds(100));
     if (next != Clock::time_point::max()) {
@@ -92,6 +105,12 @@ void TCPStore::Server::run() {
       Connection& c = it->second;
       short re = fds[i + 2].revents;
       bool alive = true;
+      if (c.refused) {
+        if ((re & (POLLIN | POLLHUP | POLLERR)) && !drain(c)) alive = false;
+        if (Clock::now() >= c.refused_until) alive = false;
+        if (!alive) drop(ids[i]);
+        continue;
+      }
       if (re & (POLLIN | POLLHUP | POLLERR)) alive = read_from(ids[i], c);
       if (alive && (re & POLLOUT)) write_pending(c);
       if (!alive || (c.closing && c.out.empty())) drop(ids[i]);
@@ -103,10 +122,50 @@ void TCPStore::Server::run() {
 void TCPStore::Server::accept_connections() {
   for (;;) {
     int fd = ::accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0) return;
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        accept_paused_until_ = Clock::now() + std::chrono::milliseconds(100);
+      }
+      return;
+    }
     Connection c;
     c.socket = net::Socket(fd);
+    const int served = static_cast<int>(connections_.size()) - refused_count_;
+    if (served >= max_connections_) {
+      if (refused_count_ >= kMaxRefused) continue;  // closed at once: too many to explain to
+      refuse_connection(c);
+      ++refused_count_;
+    }
     connections_.emplace(next_connection_++, std::move(c));
+  }
+}
+
+void TCPStore::Server::refuse_connection(Connection& c) {
+  c.refused = true;
+  c.refused_until = Clock::now() + kRefusedGrace;
+  Writer reply;
+  reply.u8(uint8_t(Status::kError))
+      .str(detail::str_cat("the rendezvous store refuses this connection: it serves ",
+                           max_connections_,
+                           " connections already, its limit (TCPStoreOptions::max_connections; "
+                           "init_process_group allows world_size + 64)"));
+  c.out = reply.finish();
+  write_pending(c);  // a few dozen bytes: the socket buffer takes them
+  // The client reads the error as the reply to its first request, then the end of the stream.
+  // Its request, still to come, is drained rather than left unread (which would reset the
+  // connection and could discard the error before the client read it).
+  ::shutdown(c.socket.fd(), SHUT_WR);
+  c.out.clear();
+}
+
+bool TCPStore::Server::drain(Connection& c) {
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::recv(c.socket.fd(), buf, sizeof(buf), MSG_DONTWAIT);
+    if (n > 0) continue;
+    if (n == 0) return false;
+    if (errno == EINTR) continue;
+    return errno == EAGAIN || errno == EWOULDBLOCK;
   }
 }
 
@@ -330,6 +389,7 @@ void TCPStore::Server::drop(int id) {
   auto it = connections_.find(id);
   if (it == connections_.end()) return;
   if (it->second.rank >= 0) departed_.push_back(it->second.rank);
+  if (it->second.refused) --refused_count_;
   connections_.erase(it);
   waiters_.erase(std::remove_if(waiters_.begin(), waiters_.end(),
                                 [id](const Waiter& w) { return w.connection == id; }),

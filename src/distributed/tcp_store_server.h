@@ -17,8 +17,8 @@ namespace ember::distributed {
 
 class TCPStore::Server {
  public:
-  // Listens on `host` (see net::listen_on) at `port`.
-  Server(const std::string& host, uint16_t port);
+  // Listens on `host` (see net::listen_on) at `port`, serving at most `max_connections`.
+  Server(const std::string& host, uint16_t port, int max_connections);
   // Stops the thread once every registered rank has left (bounded by `drain_timeout`, so that
   // ranks still making their last store calls when the master finishes first are served).
   ~Server();
@@ -35,6 +35,10 @@ class TCPStore::Server {
     std::string out;
     int rank = -1;  // registered rank, -1 when none
     bool closing = false;
+    // Refused (over max_connections): told so, then drained and closed when the client closes
+    // or at `refused_until`.
+    bool refused = false;
+    net::Clock::time_point refused_until{};
   };
   struct Waiter {
     int connection;
@@ -45,6 +49,10 @@ class TCPStore::Server {
 
   void run();
   void accept_connections();
+  // Answers a connection over the limit with an error and half-closes it.
+  void refuse_connection(Connection& c);
+  // Reads and discards what a refused client sends; false once it closed.
+  bool drain(Connection& c);
   bool read_from(int id, Connection& c);
   // Handles the complete messages in c.in; false when the connection must close.
   bool take_messages(int id, Connection& c);
@@ -67,6 +75,11 @@ class TCPStore::Server {
   // Owned by the server thread.
   std::map<int, Connection> connections_;
   int next_connection_ = 0;
+  int max_connections_ = 1024;
+  int refused_count_ = 0;  // refused connections still in connections_ (not served)
+  // accept() ran out of file descriptors: the listener stays readable, so it is left out of poll()
+  // until then instead of spinning.
+  net::Clock::time_point accept_paused_until_{};
   std::map<std::string, std::vector<uint8_t>> data_;
   std::vector<Waiter> waiters_;
   std::vector<int> departed_;

@@ -20,6 +20,10 @@ struct TCPStoreOptions {
   std::optional<int> num_workers;
   bool wait_for_workers = true;
   std::chrono::milliseconds timeout = Store::kDefaultTimeout;
+  // The most connections the master's server holds at once (its own client included); a client
+  // beyond them is refused by name at its first request. init_process_group raises it to
+  // world_size + 64 when that is more.
+  int max_connections = 1024;
 };
 
 class EMBER_API TCPStore : public Store {
