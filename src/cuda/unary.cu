@@ -1,56 +1,14 @@
 // Unary elementwise family on CUDA: the functors of src/core/functors.h in the strided loop.
-#include "core/functors.h"
+// The kernels are compiled per dtype group (unary_kernels.cuh, unary_<group>.cu).
+#include "core/dispatch.h"
 #include "cuda/cuda_backend.h"
-#include "cuda/loop.cuh"
+#include "cuda/unary_ops.h"
 
 namespace ember::cuda {
-namespace {
-
-template <typename Op, typename in_t>
-struct UnaryFn {
-  using T = acc_t<in_t>;
-  using r_t = decltype(Op()(T(), OpParams{}));
-  using out_t = std::conditional_t<std::is_same_v<r_t, bool>, bool, in_t>;
-  using operand_types = OperandTypes<out_t, in_t>;
-  OpParams p;
-  __device__ out_t value(in_t x) const { return static_cast<out_t>(Op()(static_cast<T>(x), p)); }
-  __device__ void operator()(char** ptr, int64_t) const {
-    *reinterpret_cast<out_t*>(ptr[0]) = value(*reinterpret_cast<const in_t*>(ptr[1]));
-  }
-};
-
-// Launches `Op` over `in`, or, for a floating-only functor given an integer dtype (which its
-// front end never does), throws instead of compiling a kernel for it.
-template <typename Op, typename scalar_t>
-void launch_or_reject(const char* name, const Tensor& out, const Tensor& in, OpParams p) {
-  if constexpr (!kUnarySupports<Op, scalar_t>) {
-    throw TypeError(::ember::detail::str_cat("unary op ", name, " is not compiled for ",
-                                             to_string(in.dtype())));
-  } else {
-    launch_elementwise<2>({&out, &in}, UnaryFn<Op, scalar_t>{p});
-  }
-}
-
-// The switch lives in a function: a #define inside a macro argument is not portable (nvcc).
-template <typename scalar_t>
-void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
-  switch (op) {
-#define EMBER_UNARY_CASE(name, functor)                     \
-  case UnaryOp::name:                                       \
-    launch_or_reject<functor, scalar_t>(#name, out, in, p); \
-    break;
-    EMBER_UNARY_OPS(EMBER_UNARY_CASE)
-#undef EMBER_UNARY_CASE
-    default:
-      throw NotImplementedError("unknown unary op");
-  }
-}
-
-}  // namespace
 
 void CudaBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
   check_operands("unary", {&out, &in});
-  EMBER_DISPATCH_ALL(in.dtype(), "unary", [&] { unary_typed<scalar_t>(op, out, in, p); });
+  EMBER_DISPATCH_ALL(in.dtype(), "unary", [&] { detail::unary_typed<scalar_t>(op, out, in, p); });
 }
 
 }  // namespace ember::cuda

@@ -1,10 +1,12 @@
 #pragma once
 // Combining one value per thread into one value per warp or per group of warps, in a fixed order
 // (so a float sum gives the same bits on every run): shuffles inside a warp, then shared memory
-// across the warps of a group. Used by the reductions (reduce.cu) and softmax (softmax.cu).
+// across the warps of a group. Used by the reductions (reduce_kernels.cuh, arg_reduce.cu) and softmax
+// (softmax.cu).
 #include <type_traits>
 
 #include "cuda/launch.cuh"
+#include "cuda/loop.cuh"
 
 namespace ember::cuda {
 
@@ -60,6 +62,14 @@ constexpr int kPackSize = sizeof(T) >= 16 ? 1 : static_cast<int>(16 / sizeof(T))
 template <typename T>
 struct alignas(16) Pack {
   T v[kPackSize<T>];
+};
+
+// Shared scratch for group_combine in a kThreads block: one value per warp. Raw bytes, so a
+// __shared__ instance needs no constructor for types that have one.
+template <typename T>
+struct WarpScratch {
+  __align__(8) unsigned char raw[(kThreads / kWarpSize) * sizeof(T)];
+  __device__ T* get() { return reinterpret_cast<T*>(raw); }
 };
 
 }  // namespace ember::cuda

@@ -1,0 +1,4 @@
+// CUDA binary kernels for float32 (see binary_kernels.cuh).
+#include "cuda/binary_kernels.cuh"
+
+EMBER_CUDA_BINARY_FOR(float)

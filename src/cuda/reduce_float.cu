@@ -1,0 +1,4 @@
+// CUDA reduction kernels for float32 (see reduce_kernels.cuh).
+#include "cuda/reduce_kernels.cuh"
+
+EMBER_CUDA_REDUCE_FOR(float)
