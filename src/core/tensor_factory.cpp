@@ -2,27 +2,17 @@
 #include "core/tensor_factory.h"
 
 #include "core/backend.h"
+#include "core/checked_size.h"
 
 namespace ember {
 
 DimVector contiguous_strides(IntArrayRef sizes) {
-  DimVector strides(sizes.size());
-  int64_t s = 1;
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    strides[d] = s;
-    s *= std::max<int64_t>(sizes[d], 1);
-  }
-  return strides;
+  return checked::contiguous_strides(sizes);
 }
 
 Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinned) {
-  int64_t n = 1;
-  for (int64_t s : sizes) {
-    EMBER_CHECK(s >= 0, ValueError, "Trying to create tensor with negative dimension ", s, ": ",
-                sizes);
-    n *= s;
-  }
-  size_t nbytes = static_cast<size_t>(n) * element_size(dtype);
+  // Negative sizes, and counts or byte counts beyond int64, are ValueErrors naming the sizes.
+  const size_t nbytes = checked::contiguous_nbytes(sizes, element_size(dtype));
   Allocator* alloc;
   if (device.is_cuda()) {
     EMBER_CHECK(!pinned, ValueError, "Only dense CPU tensors can be pinned");

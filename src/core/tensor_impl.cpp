@@ -1,6 +1,7 @@
 // TensorImpl: metadata over a shared storage.
 #include "ember/tensor_impl.h"
 
+#include "core/checked_size.h"
 #include "ember/autograd.h"
 
 namespace ember {
@@ -14,6 +15,9 @@ TensorImpl::TensorImpl(Ref<StorageImpl> storage, ScalarType dtype, IntArrayRef s
 TensorImpl::~TensorImpl() = default;
 
 void TensorImpl::set_sizes_strides(IntArrayRef sizes, IntArrayRef strides) {
+  // Checked before anything changes: a shape with a negative size or an element count beyond
+  // int64 (an expand to [2^32, 2^32]) is a ValueError, and this tensor stays as it was.
+  checked::numel(sizes);
   sizes_.assign(sizes);
   strides_.assign(strides);
   refresh();
@@ -27,7 +31,7 @@ void TensorImpl::set_storage(Ref<StorageImpl> storage, int64_t offset, ScalarTyp
 
 void TensorImpl::refresh() {
   numel_ = 1;
-  for (int64_t s : sizes_) numel_ *= s;
+  for (int64_t s : sizes_) numel_ *= s;  // checked by set_sizes_strides
   // Contiguous = row-major strides, ignoring dims of size 1 (as PyTorch does).
   contiguous_ = true;
   int64_t expected = 1;

@@ -6,6 +6,7 @@
 #include "autograd/record.h"
 #include "core/backend.h"
 #include "core/broadcast.h"
+#include "core/checked_size.h"
 #include "core/tensor_factory.h"
 #include "ember/ops.h"
 
@@ -28,7 +29,9 @@ DimVector infer_size(IntArrayRef shape, int64_t numel) {
     } else {
       EMBER_CHECK(shape[d] >= 0, ValueError, "invalid shape dimension ", shape[d], " in shape ",
                   shape);
-      known *= shape[d];
+      EMBER_CHECK(checked::mul(known, shape[d], &known), ValueError, "shape '", shape,
+                  "' is invalid for input of size ", numel,
+                  " (numel: integer multiplication overflow)");
     }
   }
   if (numel == known || (infer && known > 0 && numel % known == 0)) {

@@ -1,0 +1,108 @@
+// Bad input at the public API (issue 26): sizes whose element or byte count overflows, strides
+// that point before or beyond their buffer, values a dtype cannot hold. Each is an ember::Error
+// naming the values, and the process keeps working afterwards.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "ember/ember.h"
+
+using namespace ember;
+
+namespace {
+
+// Runs `f`, which must throw E whose message contains `needle`.
+template <typename E, typename F>
+void expect_error(F&& f, const std::string& needle, const std::string& what) {
+  try {
+    f();
+    ADD_FAILURE() << what << ": no error";
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)
+        << what << ": message \"" << e.what() << "\" lacks \"" << needle << "\"";
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << what << ": wrong exception type: " << e.what();
+  }
+}
+
+// The process goes on after the errors: a small computation still works.
+void expect_still_working() {
+  Tensor x = arange(6, kFloat).view({2, 3});
+  EXPECT_EQ(x.sum().item<float>(), 15.f);
+  EXPECT_EQ(zeros({3}).fill_(2).sum().item<float>(), 6.f);
+}
+
+constexpr int64_t k2e32 = int64_t(1) << 32;
+constexpr int64_t k2e62 = int64_t(1) << 62;
+
+}  // namespace
+
+TEST(SizeOverflow, FactoriesRefuseCountsBeyondInt64) {
+  const std::string kStorage = "Storage size calculation overflowed with sizes=";
+  expect_error<ValueError>([] { zeros({k2e62}); }, kStorage + "[4611686018427387904]",
+                           "zeros({2^62})");
+  expect_error<ValueError>([] { empty({k2e62}).sum(); }, kStorage + "[4611686018427387904]",
+                           "empty({2^62}).sum()");
+  expect_error<ValueError>([] { empty({(int64_t(1) << 61) - 1}, kDouble).fill_(1); },
+                           kStorage + "[2305843009213693951]", "empty({2^61-1}, kDouble)");
+  expect_error<ValueError>(
+      [] {
+        ones({k2e62, 4}, kByte);
+      },
+      kStorage + "[4611686018427387904, 4]", "ones({2^62, 4}, kByte)");
+  expect_error<ValueError>([] { eye(k2e32); }, "sizes=[4294967296, 4294967296]", "eye(2^32)");
+  expect_error<ValueError>([] { linspace(0, 1, k2e62); }, kStorage + "[4611686018427387904]",
+                           "linspace(0, 1, 2^62)");
+  expect_error<ValueError>([] { arange(0., 4.6e18); }, kStorage + "[4600000000000000000]",
+                           "arange(0., 4.6e18)");
+  expect_error<ValueError>(
+      [] {
+        rand({k2e32, k2e32});
+      },
+      "sizes=[4294967296, 4294967296]", "rand({2^32, 2^32})");
+  expect_still_working();
+}
+
+TEST(SizeOverflow, EmptyShapesNeedRepresentableStrides) {
+  // numel 0, but contiguous strides would be 2^124: refused rather than wrapped.
+  expect_error<ValueError>(
+      [] {
+        empty({0, k2e62, k2e62});
+      },
+      "sizes=[0, 4611686018427387904, 4611686018427387904]", "empty({0, 2^62, 2^62})");
+  // Representable: an empty tensor of huge other dims is fine (as in PyTorch).
+  Tensor e = empty({0, k2e62});
+  EXPECT_EQ(e.numel(), 0);
+  EXPECT_EQ(e.stride(0), k2e62);
+  EXPECT_EQ(e.sum().item<float>(), 0.f);
+  expect_still_working();
+}
+
+TEST(SizeOverflow, ViewsRefuseNumelBeyondInt64) {
+  expect_error<ValueError>(
+      [] {
+        ones({1, 1}).expand({k2e32, k2e32});
+      },
+      "sizes=[4294967296, 4294967296]", "expand({2^32, 2^32})");
+  expect_error<ValueError>(
+      [] {
+        ones({1, 1}).expand({k2e32, k2e32}).numel();
+      },
+      "sizes=[4294967296, 4294967296]", "expand(..).numel()");
+  // Large but representable expansions stay views.
+  Tensor x = ones({1, 1}).expand({k2e32, 4});
+  EXPECT_EQ(x.numel(), k2e32 * 4);
+  expect_error<ValueError>(
+      [] {
+        zeros({0}).view({k2e62, k2e62, 0});
+      },
+      "[4611686018427387904, 4611686018427387904, 0]", "view({2^62, 2^62, 0})");
+  expect_error<ValueError>(
+      [] {
+        zeros({0}).reshape({k2e62, k2e62, 0});
+      },
+      "[4611686018427387904, 4611686018427387904, 0]", "reshape({2^62, 2^62, 0})");
+  expect_still_working();
+}
