@@ -106,3 +106,24 @@ TEST(SizeOverflow, ViewsRefuseNumelBeyondInt64) {
       "[4611686018427387904, 4611686018427387904, 0]", "reshape({2^62, 2^62, 0})");
   expect_still_working();
 }
+
+TEST(SizeOverflow, ArangeCountsWithoutOverflow) {
+  // The element count of a floating range beyond int64 (the cast from double was undefined).
+  expect_error<ValueError>([] { arange(0., 1e300); }, "invalid size, possible overflow?",
+                           "arange(0., 1e300)");
+  expect_error<ValueError>([] { arange(0., 1e300); }, "end=1e+300", "arange(0., 1e300)");
+  expect_error<ValueError>([] { arange(0., 1e19, 1.); }, "invalid size, possible overflow?",
+                           "arange(0., 1e19, 1.)");
+  // Integer ranges are counted exactly, also where end - start overflows int64.
+  const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+  expect_error<ValueError>([=] { arange(lo, hi); }, "invalid size, possible overflow?",
+                           "arange(INT64_MIN, INT64_MAX)");
+  Tensor q = arange(lo, hi, k2e62);
+  ASSERT_EQ(q.numel(), 4);
+  EXPECT_EQ(q[0].item<int64_t>(), lo);
+  EXPECT_EQ(q[3].item<int64_t>(), k2e62);
+  EXPECT_EQ(arange(hi, lo, -k2e62).numel(), 4);
+  EXPECT_EQ(arange(0, 10, hi).numel(), 1);
+  EXPECT_EQ(arange(-5, hi, hi).numel(), 2);
+  expect_still_working();
+}

@@ -1,5 +1,6 @@
 // Factory functions: zeros, ones, full, rand*, arange, linspace, eye, from_blob, tensor({...}).
 #include <cmath>
+#include <limits>
 
 #include "core/backend.h"
 #include "core/dispatch.h"
@@ -119,13 +120,22 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
               ", end=", e, ", step=", st, ")");
   bool floating = start.isFloatingPoint() || end.isFloatingPoint() || step.isFloatingPoint();
   ScalarType dt = o.has_dtype() ? o.dtype() : (floating ? get_default_dtype() : kLong);
-  int64_t n;
+  // The count is checked before it becomes an int64: a double beyond int64 has no defined cast,
+  // and end - start of two int64s may overflow (counted in 128 bits, exact beyond 2^53).
+  bool fits;
+  int64_t n = 0;
   if (floating) {
-    n = static_cast<int64_t>(std::ceil((e - s) / st));
-  } else {  // exact for integers beyond 2^53
-    int64_t is = start.toLong(), ie = end.toLong(), ist = step.toLong();
-    n = (ie - is + ist + (ist > 0 ? -1 : 1)) / ist;
+    const double size_d = std::ceil((e - s) / st);
+    fits = size_d >= 0 && size_d < 9223372036854775808.0;  // 2^63
+    if (fits) n = static_cast<int64_t>(size_d);
+  } else {
+    const __int128 is = start.toLong(), ie = end.toLong(), ist = step.toLong();
+    const __int128 size = (ie - is + ist + (ist > 0 ? -1 : 1)) / ist;
+    fits = size <= std::numeric_limits<int64_t>::max();
+    if (fits) n = static_cast<int64_t>(size);
   }
+  EMBER_CHECK(fits, ValueError, "arange: invalid size, possible overflow? (start=", start,
+              ", end=", end, ", step=", step, ")");
   Tensor t = make_empty({n}, dt, target_device(o));
   backend_for(t).arange(t, s, st);
   return finish(t, o);
