@@ -127,3 +127,14 @@ TEST(SizeOverflow, ArangeCountsWithoutOverflow) {
   EXPECT_EQ(arange(-5, hi, hi).numel(), 2);
   expect_still_working();
 }
+
+TEST(SizeOverflow, CpuAllocatorRefusesByteCountsItCannotRound) {
+  // Rounding to the 64-byte alignment and the large-block granule wrapped: a 256 KiB block was
+  // handed out for a request of 2^64 - 9 bytes.
+  for (size_t n : {SIZE_MAX, SIZE_MAX - 8, SIZE_MAX - (size_t(1) << 20)}) {
+    expect_error<OutOfMemoryError>([=] { cpu_allocator()->allocate(n); },
+                                   "CPU out of memory: tried to allocate " + std::to_string(n),
+                                   "cpu_allocator()->allocate(" + std::to_string(n) + ")");
+  }
+  expect_still_working();
+}

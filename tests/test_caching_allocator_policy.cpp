@@ -21,7 +21,7 @@ class SimDevice : public RawDevice {
  public:
   explicit SimDevice(size_t capacity, int index = 0) : capacity_(capacity), index_(index) {}
   void* raw_alloc(size_t n) override {
-    if (used_ + n > capacity_) return nullptr;
+    if (n > capacity_ - used_) return nullptr;
     uintptr_t p = next_;
     next_ += (n + 4095) / 4096 * 4096 + 4096;  // a gap: segments are never adjacent
     live_[p] = n;
@@ -331,6 +331,32 @@ TEST(CachingPolicyOom, RetryAfterFreeingTheCacheThenOomThenRecovery) {
   a.free(w);
 }
 
+// A request whose rounding to 512 bytes or 2 MiB would wrap around size_t (it gave a block of
+// 0 bytes from the small pool) is out of memory at once, and the allocator goes on.
+TEST(CachingPolicyOom, RequestsBeyondSizeMaxAreOutOfMemory) {
+  SimDevice dev(64 * MiB);
+  FakeEvents ev;
+  DeviceCachingAllocator a(dev, ev);
+  EXPECT_EQ(DeviceCachingAllocator::round_size(SIZE_MAX - 100), SIZE_MAX);
+  EXPECT_EQ(a.allocation_size(SIZE_MAX - 100), SIZE_MAX);
+  for (size_t n : {SIZE_MAX, SIZE_MAX - 100, SIZE_MAX - 2 * MiB}) {
+    try {
+      a.malloc(n, kS0);
+      ADD_FAILURE() << "malloc(" << n << ") did not throw";
+    } catch (const OutOfMemoryError& e) {
+      EXPECT_NE(std::string(e.what()).find("CUDA out of memory. Tried to allocate"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(stat(a, "num_ooms"), 3);
+  EXPECT_EQ(stat(a, "allocated_bytes.all.current"), 0);
+  EXPECT_EQ(dev.allocs, 0);
+  Block* b = a.malloc(1 * MiB, kS0);
+  EXPECT_EQ(b->size, 1 * MiB);
+  a.free(b);
+}
+
 TEST(CachingPolicyOom, MessageFollowsPyTorch) {
   SimDevice dev(3 * GiB + GiB / 2, 1);
   FakeEvents ev;
@@ -622,7 +648,7 @@ class SimHost : public RawHost {
  public:
   explicit SimHost(size_t cap) : cap_(cap) {}
   void* raw_alloc(size_t n) override {
-    if (used_ + n > cap_) return nullptr;
+    if (n > cap_ - used_) return nullptr;
     used_ += n;
     ++allocs;
     void* p = std::malloc(n);
@@ -684,6 +710,25 @@ TEST(HostCachingPolicy, BlockInFlightIsNotReusedUntilItsCopyFinished) {
   EXPECT_EQ(z->ptr, p);
   a.free(y);
   a.free(z);
+}
+
+// A request beyond the largest power of two in size_t (std::bit_ceil's domain) is out of memory.
+TEST(HostCachingPolicy, RequestsBeyondTheLargestPowerOfTwoAreOutOfMemory) {
+  SimHost host(4 * MiB);
+  FakeEvents ev;
+  HostCachingAllocator a(host, ev);
+  for (size_t n : {SIZE_MAX, (SIZE_MAX >> 1) + 2}) {
+    try {
+      a.allocate(n);
+      ADD_FAILURE() << "allocate(" << n << ") did not throw";
+    } catch (const OutOfMemoryError& e) {
+      EXPECT_NE(std::string(e.what()).find("Pinned host memory"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(host.allocs, 0);
+  HostBlock* b = a.allocate(1000);
+  EXPECT_EQ(b->size, 1024u);
+  a.free(b);
 }
 
 TEST(HostCachingPolicy, OutOfPinnedMemoryRetriesThenThrows) {

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "core/checked_size.h"
 #include "ember/allocator.h"
 #include "ember/error.h"
 
@@ -82,7 +83,12 @@ class CpuAllocator final : public Allocator {
   DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, Device(kCPU));
     if (nbytes >= kCacheFrom) {
-      size_t size = ((nbytes + kAlign + kCacheGranule - 1) / kCacheGranule) * kCacheGranule;
+      // The 64-byte header in front, rounded to the granule; a count where that wraps around
+      // size_t is out of memory rather than a small block.
+      size_t size;
+      EMBER_CHECK(
+          nbytes <= SIZE_MAX - kAlign && checked::round_up(nbytes + kAlign, kCacheGranule, &size),
+          OutOfMemoryError, "CPU out of memory: tried to allocate ", nbytes, " bytes");
       void* base = cache().take(size);
       if (!base) base = std::aligned_alloc(kAlign, size);
       if (!base) {  // cached blocks of other sizes may be what is missing
@@ -94,7 +100,8 @@ class CpuAllocator final : public Allocator {
       *static_cast<size_t*>(base) = size;
       return DataPtr(static_cast<char*>(base) + kAlign, base, &free_large, Device(kCPU));
     }
-    size_t rounded = (nbytes + kAlign - 1) & ~(kAlign - 1);
+    size_t rounded;
+    checked::round_up(nbytes, kAlign, &rounded);  // nbytes < kCacheFrom: cannot wrap
     void* p = std::aligned_alloc(kAlign, rounded);
     EMBER_CHECK(p, OutOfMemoryError, "CPU out of memory: tried to allocate ", nbytes, " bytes");
     return DataPtr(p, p, &std::free, Device(kCPU));

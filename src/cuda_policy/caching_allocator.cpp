@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/checked_size.h"
 #include "ember/error.h"
 
 namespace ember::cuda_policy {
@@ -27,16 +28,20 @@ DeviceCachingAllocator::~DeviceCachingAllocator() {
   }
 }
 
+// A size that cannot be rounded without wrapping becomes SIZE_MAX, which no device satisfies:
+// malloc reports it as out of memory at once.
 size_t DeviceCachingAllocator::round_size(size_t nbytes) {
   if (nbytes < kMinBlockSize) return kMinBlockSize;
-  return kMinBlockSize * ((nbytes + kMinBlockSize - 1) / kMinBlockSize);
+  size_t r;
+  return checked::round_up(nbytes, kMinBlockSize, &r) ? r : SIZE_MAX;
 }
 
 size_t DeviceCachingAllocator::allocation_size(size_t rounded) const {
   if (!config_.caching) return rounded;
   if (rounded <= kSmallSize) return kSmallBuffer;
   if (rounded < kMinLargeAlloc) return kLargeBuffer;
-  return kRoundLarge * ((rounded + kRoundLarge - 1) / kRoundLarge);
+  size_t r;
+  return checked::round_up(rounded, kRoundLarge, &r) ? r : SIZE_MAX;
 }
 
 void DeviceCachingAllocator::pool_insert(Block* b) {
@@ -158,6 +163,7 @@ Block* DeviceCachingAllocator::malloc(size_t nbytes, StreamId stream) {
   const size_t size = round_size(nbytes);
   BlockPool& pool = pool_for(size);
   const size_t alloc_size = allocation_size(size);
+  if (alloc_size == SIZE_MAX) throw_oom(nbytes);  // its rounding would wrap around size_t
 
   Block* b = config_.caching ? take_free_block(pool, stream, size) : nullptr;
   if (!b) {

@@ -20,7 +20,10 @@ HostCachingAllocator::~HostCachingAllocator() {
   }
 }
 
+// Beyond the largest power of two in size_t, std::bit_ceil is undefined: SIZE_MAX instead, which
+// allocate reports as out of memory.
 size_t HostCachingAllocator::round_size(size_t nbytes) {
+  if (nbytes > (SIZE_MAX >> 1) + 1) return SIZE_MAX;
   return std::bit_ceil(std::max<size_t>(nbytes, 1));
 }
 
@@ -28,6 +31,9 @@ HostBlock* HostCachingAllocator::allocate(size_t nbytes) {
   if (nbytes == 0) return nullptr;
   const size_t size = round_size(nbytes);
   std::lock_guard<std::mutex> lock(mutex_);
+  EMBER_CHECK(size != SIZE_MAX, OutOfMemoryError,
+              "Pinned host memory: out of memory. Tried to allocate ", format_size(nbytes),
+              " of page-locked memory (", nbytes, " bytes: more than any machine has)");
   process_events();
   if (auto it = free_.find(size); it != free_.end()) {
     HostBlock* b = it->second;
