@@ -138,3 +138,54 @@ TEST(SizeOverflow, CpuAllocatorRefusesByteCountsItCannotRound) {
   }
   expect_still_working();
 }
+
+TEST(Strides, EmptyStridedRefusesNegativeAndOverflowingStrides) {
+  // A negative stride put elements before the buffer (fill_ wrote there: glibc aborted).
+  expect_error<ValueError>(
+      [] {
+        empty_strided({4, 4}, {-1, 10}).fill_(1);
+      },
+      "empty_strided: Negative strides are not supported at the moment, got strides: [-1, 10]",
+      "empty_strided({4, 4}, {-1, 10})");
+  // The byte count of the furthest element wrapped (2^62 floats).
+  expect_error<ValueError>(
+      [] { empty_strided({2}, {k2e62}); },
+      "Storage size calculation overflowed with sizes=[2] and strides=[4611686018427387904]",
+      "empty_strided({2}, {2^62})");
+  expect_error<ValueError>(
+      [] {
+        empty_strided({k2e32, k2e32}, {0, 0});
+      },
+      "sizes=[4294967296, 4294967296]", "empty_strided({2^32, 2^32}, {0, 0})");
+  expect_error<ValueError>(
+      [] {
+        empty_strided({2, -1}, {1, 1});
+      },
+      "negative dimension -1", "empty_strided({2, -1})");
+  // Gaps, overlaps and empty shapes stay fine, and the storage holds the furthest element.
+  Tensor t = empty_strided({2, 3}, {1, 2});
+  EXPECT_GE(t.impl()->storage()->nbytes, (1 + 1 + 2 * 2) * sizeof(float));
+  t.fill_(1);
+  EXPECT_EQ(t.sum().item<float>(), 6.f);
+  Tensor e = empty_strided({0, 3}, {k2e62, 1});
+  EXPECT_EQ(e.numel(), 0);
+  expect_still_working();
+}
+
+TEST(Strides, FromBlobRefusesNegativeAndOverflowingStrides) {
+  float buf[16] = {};
+  expect_error<ValueError>(
+      [&] {
+        from_blob(buf, {4, 4}, {-1, 4});
+      },
+      "from_blob: Negative strides are not supported at the moment, got "
+      "strides: [-1, 4]",
+      "from_blob({4, 4}, {-1, 4})");
+  expect_error<ValueError>(
+      [&] { from_blob(buf, {2}, {k2e62}); },
+      "Storage size calculation overflowed with sizes=[2] and strides=[4611686018427387904]",
+      "from_blob({2}, {2^62})");
+  Tensor t = from_blob(buf, {2, 2}, {4, 1});
+  EXPECT_EQ(t.impl()->storage()->nbytes, (1 + 4 + 1) * sizeof(float));
+  expect_still_working();
+}

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "core/backend.h"
+#include "core/checked_size.h"
 #include "core/dispatch.h"
 #include "core/generator.h"
 #include "core/tensor_factory.h"
@@ -47,15 +48,10 @@ Tensor empty(IntArrayRef sizes, const TensorOptions& o) {
 }
 
 Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions& o) {
-  EMBER_CHECK(sizes.size() == strides.size(), ValueError, "empty_strided: sizes ", sizes,
-              " and strides ", strides, " must have the same length");
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) extent = 0;
-  }
-  if (extent) {
-    for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
-  }
+  // Enough elements for the furthest one; negative strides and counts beyond int64 refused.
+  const size_t itemsize = element_size(o.dtype());
+  const auto extent = static_cast<int64_t>(
+      checked::strided_nbytes(sizes, strides, 0, itemsize, "empty_strided") / itemsize);
   Tensor base = make_empty({extent}, o.dtype(), target_device(o), o.pinned_memory());
   return finish(make_view(base, sizes, strides, 0), o);
 }
@@ -194,13 +190,12 @@ Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {
 }
 
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const TensorOptions& o) {
-  EMBER_CHECK(sizes.size() == strides.size(), ValueError, "from_blob: sizes ", sizes,
-              " and strides ", strides, " must have the same length");
+  // The bytes up to the furthest element, as libtorch's from_blob counts them (negative strides
+  // and counts beyond int64 refused).
+  const size_t nbytes =
+      checked::strided_nbytes(sizes, strides, 0, element_size(o.dtype()), "from_blob");
   Device d = target_device(o);
   if (d.is_cuda() && !d.has_index()) d.set_index(static_cast<DeviceIndex>(cuda::current_device()));
-  int64_t extent = 1;
-  for (size_t i = 0; i < sizes.size(); ++i) extent += (sizes[i] - 1) * strides[i];
-  size_t nbytes = static_cast<size_t>(std::max<int64_t>(extent, 0)) * element_size(o.dtype());
   // The caller owns the memory: no deleter.
   auto storage = make_ref<StorageImpl>(DataPtr(data, nullptr, nullptr, d), nbytes, false);
   return finish(Tensor(make_ref<TensorImpl>(std::move(storage), o.dtype(), sizes, strides, 0)), o);
