@@ -3,6 +3,7 @@
 // naming the values, and the process keeps working afterwards.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -188,4 +189,75 @@ TEST(Strides, FromBlobRefusesNegativeAndOverflowingStrides) {
   Tensor t = from_blob(buf, {2, 2}, {4, 1});
   EXPECT_EQ(t.impl()->storage()->nbytes, (1 + 4 + 1) * sizeof(float));
   expect_still_working();
+}
+
+TEST(ScalarRange, FullAndFillRefuseValuesTheDtypeCannotHold) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::string kPhrase = "value cannot be converted to type ";
+  // full(NaN, kLong) gave INT64_MIN silently.
+  expect_error<ValueError>([=] { full({2}, nan, kLong); },
+                           kPhrase + "int64_t without overflow: nan", "full({2}, NAN, kLong)");
+  expect_error<ValueError>([] { full({2}, 1e30, kInt); }, kPhrase + "int without overflow: 1e+30",
+                           "full({2}, 1e30, kInt)");
+  expect_error<ValueError>([=] { full({2}, inf, kLong); }, kPhrase + "int64_t without overflow",
+                           "full({2}, inf, kLong)");
+  expect_error<ValueError>([] { full({2}, 9.3e18, kLong); }, kPhrase + "int64_t", "9.3e18");
+  // 2^63 itself: PyTorch lets it through and wraps to INT64_MIN.
+  expect_error<ValueError>([] { full({2}, 9223372036854775808.0, kLong); }, kPhrase + "int64_t",
+                           "2^63 to kLong");
+  expect_error<ValueError>([] { full({2}, int64_t(1) << 40, kInt); }, kPhrase + "int without",
+                           "2^40 to kInt");
+  expect_error<ValueError>([] { full({2}, 40000, kShort); }, kPhrase + "int16_t",
+                           "40000 to kShort");
+  expect_error<ValueError>([] { full({2}, 200, kChar); }, kPhrase + "int8_t", "200 to kChar");
+  expect_error<ValueError>([] { full({2}, -129.0, kChar); }, kPhrase + "int8_t", "-129. to kChar");
+  expect_error<ValueError>([] { full({2}, 300, kByte); }, kPhrase + "uint8_t", "300 to kByte");
+  expect_error<ValueError>([] { full({2}, -256, kByte); }, kPhrase + "uint8_t", "-256 to kByte");
+  expect_error<ValueError>([] { full({2}, -1.0, kByte); }, kPhrase + "uint8_t", "-1. to kByte");
+  expect_error<ValueError>([] { full({2}, 1e300, kFloat); }, kPhrase + "float", "1e300 to kFloat");
+  expect_error<ValueError>([] { full({2}, 1e5, kHalf); }, kPhrase + "at::Half", "1e5 to kHalf");
+  expect_error<ValueError>([] { full({2}, 70000, kHalf); }, kPhrase + "at::Half", "70000 to kHalf");
+  expect_error<ValueError>([] { full({2}, 1e300, kBFloat16); }, kPhrase + "at::BFloat16",
+                           "1e300 to kBFloat16");
+  // The same for fill_, zeros_like/full_like, scalar_tensor and masked_fill (a 0-dim full).
+  expect_error<ValueError>([=] { zeros({2}, kLong).fill_(nan); }, kPhrase + "int64_t",
+                           "fill_(NAN) on kLong");
+  expect_error<ValueError>([] { zeros({2}, kInt).fill_(1e30); }, "fill_: " + kPhrase + "int",
+                           "fill_(1e30) on kInt");
+  expect_error<ValueError>([] { full_like(zeros({2}, kInt), 1e30); }, kPhrase + "int",
+                           "full_like(1e30)");
+  expect_error<ValueError>([] { scalar_tensor(1e30, kInt); }, kPhrase + "int", "scalar_tensor");
+  expect_error<ValueError>([] { zeros({2}, kInt).masked_fill_(ones({2}, kBool), 1e30); },
+                           kPhrase + "int", "masked_fill_(1e30) on kInt");
+  Tensor unchanged = zeros({2}, kInt);
+  EXPECT_THROW(unchanged.fill_(1e30), ValueError);
+  EXPECT_EQ(unchanged.abs().sum().item<int64_t>(), 0);  // nothing was written
+
+  // What PyTorch accepts stays accepted, with its values.
+  EXPECT_EQ(full({2}, -255, kByte)[0].item<int64_t>(), 1);  // integers wrap into uint8
+  EXPECT_EQ(zeros({2}, kByte).fill_(-1)[0].item<int64_t>(), 255);
+  EXPECT_EQ(full({2}, 2.9, kLong)[0].item<int64_t>(), 2);  // truncated
+  EXPECT_EQ(full({2}, -9223372036854775808.0, kLong)[0].item<int64_t>(),
+            std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(full({2}, 255.0, kByte)[0].item<int64_t>(), 255);
+  EXPECT_EQ(full({2}, 65504.0, kHalf)[0].item<float>(), 65504.f);
+  EXPECT_TRUE(std::isinf(full({2}, inf, kFloat)[0].item<float>()));
+  EXPECT_TRUE(std::isnan(full({2}, nan, kHalf)[0].item<float>()));
+  EXPECT_TRUE(full({2}, nan, kBool)[0].item<bool>());  // anything converts to bool
+  EXPECT_TRUE(full({2}, 5, kBool)[0].item<bool>());
+  EXPECT_EQ(full({2}, true, kLong)[0].item<int64_t>(), 1);
+  EXPECT_EQ(full({2}, std::numeric_limits<int64_t>::max(), kFloat)[0].item<float>(), 9.223372e18f);
+  EXPECT_EQ(full({2}, 1e300, kDouble)[0].item<double>(), 1e300);
+  expect_still_working();
+}
+
+TEST(ScalarRange, IndexPutOfAScalarIsChecked) {
+  using namespace ember::indexing;
+  Tensor t = zeros({3}, kInt);
+  expect_error<ValueError>([&] { t.index_put_({0}, 1e30); },
+                           "index_put_: value cannot be converted to type int without overflow",
+                           "index_put_({0}, 1e30) on kInt");
+  t.index_put_({Slice(1, None)}, 7);
+  EXPECT_EQ(t.sum().item<int64_t>(), 14);
 }

@@ -6,6 +6,7 @@
 #include "core/backend.h"
 #include "core/dispatch.h"
 #include "core/generator.h"
+#include "core/scalar_range.h"
 #include "core/tensor_factory.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
@@ -179,6 +180,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
 
 Tensor& Tensor::fill_(const Scalar& value) const {
   check_inplace(*this, "fill_");
+  check_scalar_fits(value, dtype(), "fill_");
   backend_for(*this).fill(*this, value);
   bump_version();
   if (auto* m = checked()->autograd_meta(); m && m->grad_fn && autograd::GradMode::is_enabled()) {

@@ -6,6 +6,7 @@
 #include "core/checked_size.h"
 #include "core/dispatch.h"
 #include "core/generator.h"
+#include "core/scalar_range.h"
 #include "core/tensor_factory.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
@@ -23,7 +24,8 @@ Tensor finish(Tensor t, const TensorOptions& o) {
   if (o.requires_grad()) t.requires_grad_(true);
   return t;
 }
-Tensor filled(IntArrayRef sizes, const Scalar& v, const TensorOptions& o) {
+Tensor filled(IntArrayRef sizes, const Scalar& v, const TensorOptions& o, const char* op) {
+  check_scalar_fits(v, o.dtype(), op);
   Tensor t = make_empty(sizes, o.dtype(), target_device(o), o.pinned_memory());
   backend_for(t).fill(t, v);
   return finish(t, o);
@@ -57,14 +59,14 @@ Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, const TensorOptions
 }
 
 Tensor zeros(IntArrayRef sizes, const TensorOptions& o) {
-  return filled(sizes, 0, o);
+  return filled(sizes, 0, o, "zeros");
 }
 Tensor ones(IntArrayRef sizes, const TensorOptions& o) {
-  return filled(sizes, 1, o);
+  return filled(sizes, 1, o, "ones");
 }
 Tensor full(IntArrayRef sizes, const Scalar& v, const TensorOptions& o) {
   TensorOptions opts = o.has_dtype() ? o : o.dtype(v.type());
-  return filled(sizes, v, opts);
+  return filled(sizes, v, opts, "full");
 }
 
 Tensor rand(IntArrayRef sizes, const TensorOptions& o) {
@@ -181,7 +183,7 @@ Tensor randn_like(const Tensor& t, const TensorOptions& o) {
 
 Tensor scalar_tensor(const Scalar& s, const TensorOptions& o) {
   TensorOptions opts = o.has_dtype() ? o : o.dtype(s.type());
-  return filled({}, s, opts);
+  return filled({}, s, opts, "scalar_tensor");
 }
 
 Tensor from_blob(void* data, IntArrayRef sizes, const TensorOptions& o) {

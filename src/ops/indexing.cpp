@@ -12,6 +12,7 @@
 
 #include "autograd/record.h"
 #include "core/backend.h"
+#include "core/scalar_range.h"
 #include "core/tensor_factory.h"
 #include "ember/autograd.h"
 #include "ember/ops.h"
@@ -331,6 +332,7 @@ Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Tensor& rhs) con
   return index_put_impl(*this, indices.vec(), rhs, false, true);
 }
 Tensor& Tensor::index_put_(ArrayRef<TensorIndex> indices, const Scalar& v) const {
+  check_scalar_fits(v, dtype(), "index_put_");
   return index_put_impl(*this, indices.vec(), scalar_tensor(v, options()), false, false);
 }
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& rhs) const {

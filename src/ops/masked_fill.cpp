@@ -1,6 +1,7 @@
 // masked_fill / masked_fill_: where(mask, value, self) with the value cast to self's dtype (a
 // masked fill never promotes). The mask must be bool; a tensor value must be 0-dim (its gradient
 // is the sum of the incoming gradient where the mask is true).
+#include "core/scalar_range.h"
 #include "core/tensor_factory.h"
 #include "ops/elementwise.h"
 
@@ -18,6 +19,7 @@ void check_mask(const Tensor& a, const Tensor& mask, const char* op) {
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value) {
   check_mask(a, mask, "masked_fill");
+  check_scalar_fits(value, a.dtype(), "masked_fill");
   return where(mask, full({}, value, a.options()), a);
 }
 
