@@ -261,3 +261,28 @@ TEST(ScalarRange, IndexPutOfAScalarIsChecked) {
   t.index_put_({Slice(1, None)}, 7);
   EXPECT_EQ(t.sum().item<int64_t>(), 14);
 }
+
+TEST(SizeOverflow, LoadedShapesGoThroughTheSameCheck) {
+  // A safetensors header whose empty tensor has sizes with no representable strides: the loader
+  // and make_empty refuse it (UBSan aborted on the stride product before).
+  const std::string json =
+      R"({"t":{"dtype":"F32","shape":[0,4611686018427387904,4611686018427387904],)"
+      R"("data_offsets":[0,0]}})";
+  std::string bytes(8, '\0');
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((json.size() >> (8 * i)) & 0xff);
+  bytes += json;
+  try {
+    safetensors::load(bytes);
+    ADD_FAILURE() << "loaded a shape whose strides overflow";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("4611686018427387904"), std::string::npos) << e.what();
+  }
+  // Its sibling with representable strides loads.
+  const std::string ok_json =
+      R"({"t":{"dtype":"F32","shape":[0,4611686018427387904,1],"data_offsets":[0,0]}})";
+  std::string ok(8, '\0');
+  for (int i = 0; i < 8; ++i) ok[i] = static_cast<char>((ok_json.size() >> (8 * i)) & 0xff);
+  ok += ok_json;
+  EXPECT_EQ(safetensors::load(ok).at("t").numel(), 0);
+  expect_still_working();
+}
