@@ -39,6 +39,30 @@ TEST(Device, RejectsBadStrings) {
   EXPECT_THROW(Device(kCPU, 2), DeviceError);
 }
 
+// An index of a wider integer type was cut to DeviceIndex's 8 bits: Device(kCUDA, 257) was cuda:1.
+TEST(Device, RejectsIndicesBeyondDeviceIndex) {
+  for (long long bad : {128LL, 257LL, 1LL << 40, -2LL}) {
+    try {
+      Device d(kCUDA, bad);
+      ADD_FAILURE() << "accepted index " << bad << " as " << d;
+    } catch (const DeviceError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::to_string(bad)), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(Device(kCUDA, 257), DeviceError);
+  EXPECT_THROW(Device(kCUDA, size_t(256)), DeviceError);
+  EXPECT_THROW(Device(kCUDA, uint64_t(1) << 63), DeviceError);
+  EXPECT_THROW(Device(kCPU, 256), DeviceError);
+  EXPECT_EQ(Device(kCUDA, 127).index(), 127);
+  EXPECT_EQ(Device(kCUDA, int64_t(3)).str(), "cuda:3");
+  EXPECT_EQ(Device(kCUDA, size_t(2)).str(), "cuda:2");
+  EXPECT_EQ(Device(kCUDA, DeviceIndex(5)).str(), "cuda:5");
+  EXPECT_EQ(Device(kCUDA, -1).str(), "cuda");
+  EXPECT_EQ(Device(kCPU, 0).str(), "cpu:0");
+  EXPECT_THROW(TensorOptions().device(kCUDA, 257), DeviceError);
+  EXPECT_EQ(TensorOptions().device(kCUDA, 1).device(), Device("cuda:1"));
+}
+
 TEST(Dtype, NamesAndSizes) {
   EXPECT_EQ(element_size(kBFloat16), 2u);
   EXPECT_EQ(element_size(kInt64), 8u);

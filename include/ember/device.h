@@ -2,8 +2,10 @@
 // Device: a small value type naming where a tensor lives ("cpu", "cuda", "cuda:1").
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <ostream>
 #include <string>
+#include <type_traits>
 
 #include "ember/macros.h"
 
@@ -20,6 +22,13 @@ class EMBER_API Device {
  public:
   // index -1 means "the current device of that type" (resolved when memory is allocated).
   Device(DeviceType type, DeviceIndex index = -1);
+  // An index of any other integer type (Device(kCUDA, 257), an int64_t or size_t ordinal) is
+  // checked against DeviceIndex's range before it is narrowed: a DeviceError naming it, never
+  // cuda:1.
+  template <typename I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool> &&
+                                             !std::is_same_v<I, DeviceIndex>,
+                                         int> = 0>
+  Device(DeviceType type, I index) : Device(type, narrow_index(index)) {}
   // Parses "cpu", "cuda", "cuda:N"; throws ember::Error on anything else.
   Device(const std::string& spec);
   Device(const char* spec) : Device(std::string(spec)) {}
@@ -36,6 +45,18 @@ class EMBER_API Device {
   bool operator!=(const Device& o) const noexcept { return !(*this == o); }
 
  private:
+  template <typename I>
+  static DeviceIndex narrow_index(I index) {
+    constexpr auto kMax = std::numeric_limits<DeviceIndex>::max();
+    const bool fits =
+        std::is_signed_v<I>
+            ? (static_cast<long long>(index) >= -1 && static_cast<long long>(index) <= kMax)
+            : static_cast<unsigned long long>(index) <= static_cast<unsigned long long>(kMax);
+    if (!fits) index_out_of_range(std::to_string(index));
+    return static_cast<DeviceIndex>(index);
+  }
+  [[noreturn]] static void index_out_of_range(const std::string& index);
+
   DeviceType type_;
   DeviceIndex index_ = -1;
 };

@@ -1,6 +1,7 @@
 #pragma once
 // TensorOptions: dtype, device, requires_grad and pinned memory for factory functions.
 #include <optional>
+#include <type_traits>
 
 #include "ember/device.h"
 #include "ember/dtype.h"
@@ -35,6 +36,13 @@ class TensorOptions {
     return o;
   }
   TensorOptions device(DeviceType t, DeviceIndex i = -1) const { return device(Device(t, i)); }
+  // Any other integer index is checked as Device's constructor checks it.
+  template <typename I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool> &&
+                                             !std::is_same_v<I, DeviceIndex>,
+                                         int> = 0>
+  TensorOptions device(DeviceType t, I i) const {
+    return device(Device(t, i));
+  }
   TensorOptions requires_grad(bool r) const {
     TensorOptions o = *this;
     o.requires_grad_ = r;

@@ -2,6 +2,7 @@
 #include "ember/device.h"
 
 #include <cctype>
+#include <limits>
 
 #include "ember/error.h"
 
@@ -16,6 +17,12 @@ Device::Device(DeviceType type, DeviceIndex index) : type_(type), index_(index) 
               static_cast<int>(index));
   EMBER_CHECK(!(type == DeviceType::CPU && index > 0), DeviceError,
               "CPU device index must be -1 or zero, got ", static_cast<int>(index));
+}
+
+void Device::index_out_of_range(const std::string& index) {
+  throw DeviceError(detail::str_cat("Device index must be -1 or in [0, ",
+                                    static_cast<int>(std::numeric_limits<DeviceIndex>::max()),
+                                    "], got ", index));
 }
 
 Device::Device(const std::string& spec) {

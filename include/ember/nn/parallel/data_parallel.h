@@ -92,7 +92,7 @@ class DataParallelImpl : public Module {
  private:
   static std::vector<Device> cuda_devices(const std::vector<int>& ordinals) {
     std::vector<Device> out;
-    for (int i : ordinals) out.emplace_back(kCUDA, static_cast<DeviceIndex>(i));
+    for (int i : ordinals) out.emplace_back(kCUDA, i);  // checked: 257 is no cuda:1
     return out;
   }
 
