@@ -286,3 +286,67 @@ TEST(SizeOverflow, LoadedShapesGoThroughTheSameCheck) {
   EXPECT_EQ(safetensors::load(ok).at("t").numel(), 0);
   expect_still_working();
 }
+
+TEST(Strides, AsStridedChecksStridesOffsetAndBounds) {
+  Tensor base = arange(6, kFloat);
+  expect_error<ValueError>(
+      [&] {
+        base.as_strided({4, 4}, {-1, 10});
+      },
+      "as_strided: Negative strides are not supported at the moment, got strides: [-1, 10]",
+      "as_strided({4, 4}, {-1, 10})");
+  expect_error<ValueError>(
+      [&] {
+        base.as_strided({4, 4}, {1, 10});
+      },
+      "as_strided: sizes [4, 4], strides [1, 10], storage offset 0, and "
+      "itemsize 4 requiring a storage size of 136 are out of bounds for "
+      "storage of size 24",
+      "as_strided({4, 4}, {1, 10})");
+  expect_error<ValueError>(
+      [&] { base.as_strided({2}, {1}, 5); },
+      "requiring a storage size of 28 are out of bounds for storage of size 24",
+      "as_strided({2}, {1}, 5)");
+  expect_error<ValueError>([&] { base.as_strided({2}, {1}, -1); },
+                           "as_strided: invalid storage offset -1", "as_strided(.., -1)");
+  expect_error<ValueError>(
+      [&] {
+        base.as_strided({2}, {1, 1});
+      },
+      "must have the same length", "as_strided({2}, {1, 1})");
+  expect_error<ValueError>(
+      [&] { base.as_strided({2}, {k2e62}); },
+      "Storage size calculation overflowed with sizes=[2] and strides=[4611686018427387904]",
+      "as_strided({2}, {2^62})");
+  expect_error<ValueError>(
+      [] {
+        zeros({0}).as_strided({k2e62, k2e62}, {0, 0});
+      },
+      "sizes=[4611686018427387904, 4611686018427387904]", "as_strided({2^62, 2^62}, {0, 0})");
+  expect_error<ValueError>([&] { base.as_strided({-1}, {1}); }, "negative dimension -1",
+                           "as_strided({-1}, {1})");
+
+  // Views of the same storage: gaps, overlapping windows, a view's own offset as the default.
+  Tensor w = base.as_strided({2, 2}, {1, 2}, 1);  // [[1, 3], [2, 4]]
+  EXPECT_EQ(w[1][1].item<float>(), 4.f);
+  EXPECT_EQ(w.storage_offset(), 1);
+  Tensor windows = ember::as_strided(base, {4, 3}, {1, 1});
+  EXPECT_EQ(windows.sum().item<float>(), 3.f + 6.f + 9.f + 12.f);
+  EXPECT_EQ(base.slice(0, 2).as_strided({2}, {1})[0].item<float>(), 2.f);
+  EXPECT_EQ(base.as_strided({0}, {1}, 100).numel(), 0);  // an empty view needs no storage
+  w.fill_(0);
+  EXPECT_EQ(base.sum().item<float>(), 5.f);  // 0 + 0 + 0 + 0 + 0 + 5: written through
+
+  // The gradient of overlapping windows of a contiguous tensor counts each element's windows.
+  Tensor x = arange(6, kFloat).requires_grad_();
+  x.as_strided({4, 3}, {1, 1}).sum().backward();
+  EXPECT_EQ(x.grad().to(kLong).sum().item<int64_t>(), 12);
+  EXPECT_EQ(x.grad()[0].item<float>(), 1.f);
+  EXPECT_EQ(x.grad()[2].item<float>(), 3.f);
+  EXPECT_EQ(x.grad()[5].item<float>(), 1.f);
+  // Beyond that case the gradient is not implemented (an error, not a wrong gradient).
+  Tensor y = arange(6, kFloat).view({2, 3}).requires_grad_();
+  expect_error<NotImplementedError>([&] { y.t().as_strided({2}, {1}); }, "as_strided: the gradient",
+                                    "as_strided of a transposed leaf");
+  expect_still_working();
+}

@@ -262,6 +262,8 @@ EMBER_API Tensor squeeze(const Tensor& a);
 EMBER_API Tensor squeeze(const Tensor& a, int64_t dim);
 EMBER_API Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 EMBER_API Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
+EMBER_API Tensor as_strided(const Tensor& a, IntArrayRef size, IntArrayRef stride,
+                            std::optional<int64_t> storage_offset = std::nullopt);
 EMBER_API Tensor select(const Tensor& a, int64_t dim, int64_t index);
 EMBER_API Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 EMBER_API Tensor one_hot(const Tensor& a, int64_t num_classes = -1);

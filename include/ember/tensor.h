@@ -147,6 +147,10 @@ class EMBER_API Tensor {
                std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
   Tensor select(int64_t dim, int64_t index) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  // A view of this tensor's storage with the given sizes, strides and storage offset (default:
+  // this tensor's). Strides must be non-negative and every element must lie in the storage.
+  Tensor as_strided(IntArrayRef size, IntArrayRef stride,
+                    std::optional<int64_t> storage_offset = std::nullopt) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor operator[](int64_t index) const { return select(0, index); }
   // t[i] with i a 0-dim integer tensor, as libtorch's operator[](Tensor).

@@ -333,6 +333,43 @@ Tensor Tensor::expand(IntArrayRef target) const {
   return out;
 }
 
+Tensor Tensor::as_strided(IntArrayRef size, IntArrayRef stride,
+                          std::optional<int64_t> storage_offset) const {
+  const int64_t offset = storage_offset.value_or(this->storage_offset());
+  const size_t itemsize = element_size();
+  // Negative sizes, strides or offset and counts beyond int64 are refused here; then every
+  // element must lie in the storage (PyTorch's setStorage check).
+  const size_t need = checked::strided_nbytes(size, stride, offset, itemsize, "as_strided");
+  const size_t have = impl()->storage()->nbytes;
+  EMBER_CHECK(need <= have, ValueError, "as_strided: sizes ", size, ", strides ", stride,
+              ", storage offset ", offset, ", and itemsize ", itemsize,
+              " requiring a storage size of ", need, " are out of bounds for storage of size ",
+              have);
+  const bool grad = autograd::needs_grad({*this});
+  // The gradient scatters into this tensor's elements, which a contiguous tensor lays out as the
+  // storage range [storage_offset, storage_offset + numel): the view must lie inside it.
+  const int64_t rel = offset - this->storage_offset();
+  EMBER_CHECK(!grad || (is_contiguous() && rel >= 0 &&
+                        need <= static_cast<size_t>(this->storage_offset() + numel()) * itemsize),
+              NotImplementedError,
+              "as_strided: the gradient is implemented for a view that lies within a contiguous "
+              "input; this input (sizes ",
+              sizes(), ", strides ", strides(), ", storage offset ", this->storage_offset(),
+              ") requires grad. Call it on .contiguous() or under NoGradGuard.");
+  Tensor out = make_view(*this, size, stride, offset);
+  if (grad) {
+    DimVector in_sizes(sizes()), sz(size), st(stride);
+    const int64_t n = numel();
+    autograd::record("AsStridedBackward0", out, {*this}, [=](const variable_list& g) {
+      // Each output element's position in the input, then a sum over the positions.
+      Tensor pos = arange(n, TensorOptions(kLong).device(g[0].device())).as_strided(sz, st, rel);
+      Tensor flat = zeros({n}, g[0].options()).index_add(0, pos.reshape({-1}), g[0].reshape({-1}));
+      return variable_list{flat.view(in_sizes)};
+    });
+  }
+  return out;
+}
+
 Tensor Tensor::slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
                      int64_t step) const {
   check_not_scalar(*this, "slice");
@@ -463,6 +500,10 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
 }
 Tensor select(const Tensor& a, int64_t dim, int64_t index) {
   return a.select(dim, index);
+}
+Tensor as_strided(const Tensor& a, IntArrayRef size, IntArrayRef stride,
+                  std::optional<int64_t> storage_offset) {
+  return a.as_strided(size, stride, storage_offset);
 }
 
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {
