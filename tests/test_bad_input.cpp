@@ -350,3 +350,41 @@ TEST(Strides, AsStridedChecksStridesOffsetAndBounds) {
                                     "as_strided of a transposed leaf");
   expect_still_working();
 }
+
+TEST(ViewArithmetic, HugeStepsAndCountsDoNotWrap) {
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Tensor t = arange(5, kLong);
+  // (end - start + step - 1) / step wrapped: the slice came out empty (as in PyTorch 1.13).
+  Tensor s = t.slice(0, 0, 5, big);
+  ASSERT_EQ(s.numel(), 1);
+  EXPECT_EQ(s[0].item<int64_t>(), 0);
+  EXPECT_EQ(t.slice(0, 1, 5, k2e62).numel(), 1);
+  {
+    using namespace ember::indexing;
+    EXPECT_EQ(t.index({Slice(None, None, big)}).numel(), 1);
+  }
+  // (size + chunks - 1) / chunks wrapped: chunk(INT64_MAX) asked for split(0) and failed.
+  EXPECT_EQ(t.chunk(big).size(), 5u);
+  EXPECT_EQ(t.split(big).size(), 1u);
+  EXPECT_EQ(t.split(big)[0].numel(), 5);
+  // As many pieces as no vector holds: an error, not std::length_error.
+  EXPECT_THROW(empty({0}).chunk(big), OutOfMemoryError);
+  EXPECT_THROW(ones({1}).expand({k2e62}).unbind(0), OutOfMemoryError);
+  EXPECT_THROW(ones({1}).expand({k2e62}).split(1), OutOfMemoryError);
+  // Strides of new size-1 dims and offsets into empty tensors overflowed (UBSan aborted): an
+  // empty tensor may have any strides, and views of it must not multiply them unchecked.
+  Tensor e = empty_strided({0, 2}, {k2e62, k2e62});
+  Tensor u = e.unsqueeze(1);
+  EXPECT_EQ(u.sizes(), IntArrayRef({0, 1, 2}));
+  EXPECT_GE(u.stride(1), 0);
+  Tensor x = empty_strided({2, 0}, {k2e62, 1}).expand({3, 2, 0});
+  EXPECT_EQ(x.numel(), 0);
+  EXPECT_EQ(x.stride(0), 0);
+  Tensor w = zeros({1}).as_strided({5, 0}, {k2e62, 1});
+  Tensor v = w.slice(0, 4);
+  EXPECT_EQ(v.numel(), 0);
+  EXPECT_GE(v.storage_offset(), 0);
+  EXPECT_GE(w.select(0, 3).storage_offset(), 0);
+  EXPECT_EQ(w.slice(0, 0, 5, 2).size(0), 3);
+  expect_still_working();
+}

@@ -98,17 +98,30 @@ autograd::BackwardFn scatter_into_zeros(IntArrayRef in_sizes, Take take) {
   };
 }
 
+// The storage offset of element `index` along dim d. It lies in the storage for a tensor with
+// elements; in an empty one (another dim of size 0) any stride is allowed and index * stride may
+// overflow, and then any offset is right: the view has no elements to address.
+int64_t offset_along(const Tensor& t, int64_t d, int64_t index) {
+  int64_t step, offset;
+  if (checked::mul(index, t.strides()[d], &step) && checked::add(t.storage_offset(), step, &offset))
+    return offset;
+  return t.storage_offset();
+}
+
+// 0 <= start <= end <= size, step > 0.
 Tensor slice_view(const Tensor& t, int64_t d, int64_t start, int64_t end, int64_t step) {
   DimVector sizes(t.sizes()), strides(t.strides());
-  int64_t offset = t.storage_offset() + start * strides[d];
-  sizes[d] = end > start ? (end - start + step - 1) / step : 0;
-  strides[d] *= step;
+  int64_t offset = offset_along(t, d, start);
+  sizes[d] = end > start ? (end - start - 1) / step + 1 : 0;  // no end - start + step overflow
+  // stride * step fits when the slice has two elements or more; with one (a step beyond the
+  // dim) or none, the stride is never used and the old one is kept.
+  strides[d] = checked::mul_or(strides[d], step, strides[d]);
   return make_view(t, sizes, strides, offset);
 }
 
 Tensor select_view(const Tensor& t, int64_t d, int64_t index) {
   DimVector sizes(t.sizes()), strides(t.strides());
-  int64_t offset = t.storage_offset() + index * strides[d];
+  int64_t offset = offset_along(t, d, index);
   sizes.erase(d);
   strides.erase(d);
   return make_view(t, sizes, strides, offset);
@@ -129,6 +142,16 @@ Tensor narrow_piece(const Tensor& t, int64_t d, int64_t start, int64_t length, c
                      }));
   }
   return out;
+}
+
+// Room for n views; a count no vector can hold (chunk(2^62) of an empty dim, unbind of an
+// expanded dim of 2^62) is an OutOfMemoryError rather than std::length_error or std::bad_alloc.
+void reserve_pieces(std::vector<Tensor>& out, int64_t n, const char* op) {
+  try {
+    out.reserve(static_cast<size_t>(n));
+  } catch (const std::exception&) {
+    throw OutOfMemoryError(str_cat(op, ": ", n, " pieces do not fit in memory"));
+  }
 }
 
 void check_not_scalar(const Tensor& t, const char* op) {
@@ -228,7 +251,8 @@ Tensor Tensor::permute(IntArrayRef dims) const {
 Tensor Tensor::unsqueeze(int64_t dim) const {
   int64_t d = wrap_dim(dim, this->dim() + 1, "unsqueeze");
   DimVector sizes(this->sizes()), strides(this->strides());
-  int64_t stride = d >= this->dim() ? 1 : sizes[d] * strides[d];
+  // Any stride is right for a dim of size 1; size * stride may overflow in an empty tensor.
+  int64_t stride = d >= this->dim() ? 1 : checked::mul_or(sizes[d], strides[d], 1);
   sizes.insert(d, 1);
   strides.insert(d, stride);
   Tensor out = make_view(*this, sizes, strides, storage_offset());
@@ -302,7 +326,9 @@ Tensor Tensor::expand(IntArrayRef target) const {
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t d = td - n + i;  // the matching dim of this tensor, < 0 for new leading dims
     int64_t size = d >= 0 ? this->sizes()[d] : 1;
-    int64_t stride = d >= 0 ? this->strides()[d] : (i == n - 1 ? 1 : sizes[i + 1] * strides[i + 1]);
+    // A new leading dim ends up of size 1 or expanded (stride 0): its stride is never used.
+    int64_t stride = d >= 0 ? this->strides()[d]
+                            : (i == n - 1 ? 1 : checked::mul_or(sizes[i + 1], strides[i + 1], 1));
     int64_t want = target[i];
     if (want == -1) {
       EMBER_CHECK(d >= 0, ValueError,
@@ -428,9 +454,10 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
   int64_t size = sizes()[d];
   EMBER_CHECK(split_size > 0 || size == 0, ValueError,
               "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
-  int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  // ceil(size / split_size) without size + split_size overflowing (split(INT64_MAX)).
+  int64_t pieces = split_size == 0 || size == 0 ? 1 : (size - 1) / split_size + 1;
   std::vector<Tensor> out;
-  out.reserve(pieces);
+  reserve_pieces(out, pieces, "split");
   for (int64_t i = 0; i < pieces; ++i) {
     int64_t start = i * split_size;
     out.push_back(
@@ -447,11 +474,12 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim) const {
   if (size == 0) {
     // PyTorch returns `chunks` empty pieces here rather than one.
     std::vector<Tensor> out;
+    reserve_pieces(out, chunks, "chunk");
     for (int64_t i = 0; i < chunks; ++i)
       out.push_back(narrow_piece(*this, d, 0, 0, "SplitBackward0"));
     return out;
   }
-  return split((size + chunks - 1) / chunks, d);
+  return split((size - 1) / chunks + 1, d);  // ceil(size / chunks), size > 0
 }
 
 std::vector<Tensor> Tensor::unbind(int64_t dim) const {
@@ -460,7 +488,7 @@ std::vector<Tensor> Tensor::unbind(int64_t dim) const {
   int64_t d = wrap_dim(dim, this->dim(), "unbind");
   bool grad = autograd::needs_grad({*this});
   std::vector<Tensor> out;
-  out.reserve(sizes()[d]);
+  reserve_pieces(out, sizes()[d], "unbind");
   for (int64_t i = 0; i < sizes()[d]; ++i) {
     out.push_back(select_view(*this, d, i));
     if (grad) {
