@@ -12,6 +12,12 @@
 
 using namespace ember;
 
+// Under ASan a failed huge allocation returns nullptr (an OutOfMemoryError here), as glibc's
+// does, instead of aborting the process.
+extern "C" const char* __asan_default_options() {
+  return "allocator_may_return_null=1";
+}
+
 namespace {
 
 // Runs `f`, which must throw E whose message contains `needle`.
