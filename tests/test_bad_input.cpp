@@ -394,3 +394,11 @@ TEST(ViewArithmetic, HugeStepsAndCountsDoNotWrap) {
   EXPECT_EQ(w.slice(0, 0, 5, 2).size(0), 3);
   expect_still_working();
 }
+
+TEST(SizeOverflow, CatChecksTheSummedSize) {
+  // The sizes along dim were summed unchecked: 3 * 2^62 wrapped to -2^62 ("negative dimension").
+  Tensor a = ones({1}).expand({k2e62});
+  expect_error<ValueError>([&] { cat({a, a, a}); }, "4611686018427387904", "cat of 3 x 2^62");
+  expect_error<ValueError>([&] { cat({a, a, a}); }, "overflow", "cat of 3 x 2^62");
+  expect_still_working();
+}

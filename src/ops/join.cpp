@@ -5,6 +5,7 @@
 #include "amp/autocast_hook.h"
 #include "autograd/record.h"
 #include "core/backend.h"
+#include "core/checked_size.h"
 #include "core/tensor_factory.h"
 #include "ember/ops.h"
 
@@ -74,7 +75,9 @@ Tensor cat(TensorList tensors, int64_t dim) {
                   sizes[k], " but got size ", t.sizes()[k], " for tensor number ", i,
                   " in the list.");
     }
-    total += t.sizes()[d];
+    EMBER_CHECK(checked::add(total, t.sizes()[d], &total), ValueError,
+                "cat: the sizes along dimension ", d, " overflow int64 (tensor number ", i,
+                " of shape ", t.sizes(), " takes the sum past 2^63 - 1)");
   }
   sizes[d] = total;
 
