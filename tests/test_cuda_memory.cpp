@@ -31,6 +31,48 @@ class CudaMemory : public ::testing::Test {
   if (std::getenv("EMBER_NO_CUDA_MEMORY_CACHING")) \
   GTEST_SKIP() << "EMBER_NO_CUDA_MEMORY_CACHING is set: this test is about the cache"
 
+// Device numbers were cut to 8 bits and then used unchecked: set_device(257) made cuda:1
+// current, memory_allocated(257) and memory_stats(258) read past the allocator's table of devices.
+// Every ordinal beyond the devices (or below -1, "current") is a DeviceError naming it, and
+// nothing changes.
+TEST_F(CudaMemory, OrdinalsBeyondTheDevicesAreErrors) {
+  const int n = cuda::device_count();
+  const int before = cuda::current_device();
+  for (int bad : {n, 256, 257, 258, 1 << 20, -2}) {
+    const std::string ordinal = std::to_string(bad);
+    auto expect_error = [&](const char* what, auto&& f) {
+      try {
+        f();
+        ADD_FAILURE() << what << "(" << bad << ") did not throw";
+      } catch (const DeviceError& e) {
+        EXPECT_NE(std::string(e.what()).find(ordinal), std::string::npos)
+            << what << ": " << e.what();
+      }
+    };
+    expect_error("set_device", [&] { cuda::set_device(bad); });
+    expect_error("memory_allocated", [&] { cuda::memory_allocated(bad); });
+    expect_error("max_memory_allocated", [&] { cuda::max_memory_allocated(bad); });
+    expect_error("memory_reserved", [&] { cuda::memory_reserved(bad); });
+    expect_error("max_memory_reserved", [&] { cuda::max_memory_reserved(bad); });
+    expect_error("memory_stats", [&] { cuda::memory_stats(bad); });
+    expect_error("reset_peak_memory_stats", [&] { cuda::reset_peak_memory_stats(bad); });
+    expect_error("memory_summary", [&] { cuda::memory_summary(bad); });
+    expect_error("set_per_process_memory_fraction",
+                 [&] { cuda::set_per_process_memory_fraction(0.5, bad); });
+    expect_error("mem_get_info", [&] { cuda::mem_get_info(bad); });
+    expect_error("synchronize", [&] { cuda::synchronize(bad); });
+    expect_error("get_device_properties", [&] { cuda::get_device_properties(bad); });
+    expect_error("current_stream", [&] { cuda::current_stream(bad); });
+    expect_error("Stream::create", [&] { cuda::Stream::create(0, bad); });
+    if (bad >= 0) expect_error("DeviceGuard", [&] { cuda::DeviceGuard g(bad); });
+    expect_error("Device", [&] { empty({2}, TensorOptions().device(Device(kCUDA, bad))); });
+    EXPECT_EQ(cuda::current_device(), before);
+  }
+  Tensor t = ones({4}, TensorOptions().device("cuda"));  // the process goes on
+  EXPECT_EQ(t.sum().item<float>(), 4.f);
+  EXPECT_NO_THROW(cuda::memory_stats(n - 1));
+}
+
 TEST_F(CudaMemory, StatisticsFollowAllocations) {
   SKIP_WITHOUT_CACHING();
   const size_t base = cuda::memory_allocated();

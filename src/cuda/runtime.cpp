@@ -49,6 +49,18 @@ const Availability& availability() {
       ::ember::detail::str_cat(what, ": CUDA is not available: ", availability().reason));
 }
 
+// Checks an ordinal as the int the caller gave, before anything narrows it to a DeviceIndex
+// (set_device(257) was cuda:1, memory_stats(258) read past the allocator's device table).
+void check_ordinal(long long ordinal) {
+  const int n = device_count();
+  if (n == 0) unavailable(::ember::detail::str_cat("Cannot use device cuda:", ordinal));
+  if (ordinal >= 0 && ordinal < n) return;
+  throw DeviceError(::ember::detail::str_cat(
+      "Invalid device cuda:", ordinal, ": CUDA device ordinal ", ordinal,
+      " is out of range; this machine has ", n, " CUDA device", n == 1 ? "" : "s", " (cuda:0",
+      n > 1 ? ::ember::detail::str_cat(" to cuda:", n - 1) : std::string(), ")"));
+}
+
 }  // namespace
 
 namespace detail {
@@ -67,8 +79,8 @@ void require_available(const char* caller) {
 }
 
 int resolve_device(int device) {
-  if (device < 0) return current_device();
-  check_device(Device(kCUDA, static_cast<DeviceIndex>(device)));
+  if (device == -1) return current_device();
+  check_ordinal(device);
   return device;
 }
 
@@ -93,14 +105,11 @@ std::string unavailable_reason() {
 
 void check_device(Device device) {
   if (!device.is_cuda()) return;
-  const int n = device_count();
-  if (n == 0) unavailable(::ember::detail::str_cat("Cannot use device ", device));
-  if (device.index() >= n) {
-    throw DeviceError(::ember::detail::str_cat(
-        "Invalid device ", device, ": CUDA device ordinal ", static_cast<int>(device.index()),
-        " is out of range; this machine has ", n, " CUDA device", n == 1 ? "" : "s", " (cuda:0",
-        n > 1 ? ::ember::detail::str_cat(" to cuda:", n - 1) : std::string(), ")"));
+  if (!device.has_index()) {
+    if (device_count() == 0) unavailable(::ember::detail::str_cat("Cannot use device ", device));
+    return;
   }
+  check_ordinal(device.index());
 }
 
 int current_device() {
@@ -110,9 +119,9 @@ int current_device() {
   return d;
 }
 
+// -1 keeps the current device, as torch.cuda.set_device(-1) does.
 void set_device(int device) {
-  check_device(Device(kCUDA, static_cast<DeviceIndex>(device)));
-  EMBER_CUDA_CHECK(cudaSetDevice(device));
+  EMBER_CUDA_CHECK(cudaSetDevice(detail::resolve_device(device)));
 }
 
 DeviceProperties get_device_properties(int device) {

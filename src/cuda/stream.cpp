@@ -158,8 +158,7 @@ StreamGuard::~StreamGuard() {
 DeviceGuard::DeviceGuard(int device)
     : original_((detail::require_available("DeviceGuard"), current_device())) {
   if (device >= 0 && device != original_) {
-    check_device(Device(kCUDA, static_cast<DeviceIndex>(device)));
-    EMBER_CUDA_CHECK(cudaSetDevice(device));
+    EMBER_CUDA_CHECK(cudaSetDevice(detail::resolve_device(device)));
   }
 }
 
