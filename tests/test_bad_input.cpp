@@ -402,3 +402,17 @@ TEST(SizeOverflow, CatChecksTheSummedSize) {
   expect_error<ValueError>([&] { cat({a, a, a}); }, "overflow", "cat of 3 x 2^62");
   expect_still_working();
 }
+
+TEST(SizeOverflow, RandintOverTheWholeInt64Range) {
+  // high - low was formed in int64: INT64_MIN..INT64_MAX gave a range of 0 and a division by zero
+  // (SIGFPE), -2^62..2^62 a signed overflow.
+  const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+  Tensor a = randint(lo, hi, {1000}, kLong);
+  EXPECT_GT(a.max().item<int64_t>(), int64_t(1) << 60);  // the draws span the range
+  EXPECT_LT(a.min().item<int64_t>(), -(int64_t(1) << 60));
+  Tensor b = randint(-k2e62, k2e62, {1000}, kLong);
+  EXPECT_GE(b.min().item<int64_t>(), -k2e62);
+  EXPECT_LT(b.max().item<int64_t>(), k2e62);
+  EXPECT_GT(b.max().item<int64_t>(), int64_t(1) << 60);
+  expect_still_working();
+}

@@ -340,9 +340,10 @@ EMBER_HD_INLINE T normal_element(const Block& r, double mean, double stddev) {
     return T(static_cast<float>(v));
   }
 }
+// low + (x mod range), added in uint64: range may exceed 2^63 (randint(INT64_MIN, INT64_MAX)).
 EMBER_HD_INLINE int64_t randint_element(const Block& r, int64_t low, uint64_t range) {
   const uint64_t x = static_cast<uint64_t>(r.v[0]) << 32 | r.v[1];
-  return low + static_cast<int64_t>(x % range);
+  return static_cast<int64_t>(static_cast<uint64_t>(low) + x % range);
 }
 
 }  // namespace ember::philox

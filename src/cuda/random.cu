@@ -92,8 +92,10 @@ void CudaBackend::random(const Tensor& out, RandomKind kind, double a, double b,
     case RandomKind::RandInt: {
       EMBER_CHECK(b > a, ValueError,
                   "random_ expects 'from' to be less than 'to', but got from=", a, " >= to=", b);
-      const auto low = static_cast<int64_t>(a);
-      const auto range = static_cast<uint64_t>(static_cast<int64_t>(b) - low);
+      // The bounds are integers carried in doubles (2^63 for INT64_MAX: saturated, not cast);
+      // high - low is counted in uint64, where it cannot overflow.
+      const int64_t low = float_to_int64(a);
+      const uint64_t range = static_cast<uint64_t>(float_to_int64(b)) - static_cast<uint64_t>(low);
       EMBER_DISPATCH_ALL(out.dtype(), "randint", [&] {
         launch_elementwise<1>({&out}, RandIntFn<scalar_t>{low, range, seed, offset});
       });
