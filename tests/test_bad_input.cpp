@@ -129,7 +129,15 @@ TEST(SizeOverflow, ArangeCountsWithoutOverflow) {
   ASSERT_EQ(q.numel(), 4);
   EXPECT_EQ(q[0].item<int64_t>(), lo);
   EXPECT_EQ(q[3].item<int64_t>(), k2e62);
-  EXPECT_EQ(arange(hi, lo, -k2e62).numel(), 4);
+  // The elements too: start + step * i passes 2^63 on the way to an element that fits, and a
+  // start beyond 2^53 is taken as the int64 given, not as its nearest double.
+  EXPECT_EQ(q[2].item<int64_t>(), 0);
+  Tensor r = arange(hi, lo, -k2e62);
+  ASSERT_EQ(r.numel(), 4);
+  EXPECT_EQ(r[0].item<int64_t>(), hi);
+  EXPECT_EQ(r[3].item<int64_t>(), -k2e62 - 1);  // hi - 3 * 2^62
+  Tensor big = arange(hi - 2, hi);
+  EXPECT_EQ(big[1].item<int64_t>(), hi - 1);
   EXPECT_EQ(arange(0, 10, hi).numel(), 1);
   EXPECT_EQ(arange(-5, hi, hi).numel(), 2);
   expect_still_working();

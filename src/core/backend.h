@@ -41,8 +41,9 @@ class Backend {
   // products are summed: out[0] = alpha * sum_b a[b] @ b[b] + beta * out[0] (a weight gradient).
   virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
                     double beta) = 0;
-  // out[i] = start + i * step over a contiguous 1-D out.
-  virtual void arange(const Tensor& out, double start, double step) = 0;
+  // out[i] = start + i * step over a contiguous 1-D out; in int64 for integer dtypes when start
+  // and step are whole (core/arange_int.h), else in double.
+  virtual void arange(const Tensor& out, const Scalar& start, const Scalar& step) = 0;
   // Philox stream `seed`, starting at counter `offset` (in units of 4 numbers).
   virtual void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
                       uint64_t offset) = 0;

@@ -346,4 +346,11 @@ EMBER_HD_INLINE int64_t randint_element(const Block& r, int64_t low, uint64_t ra
   return static_cast<int64_t>(static_cast<uint64_t>(low) + x % range);
 }
 
+// start + step * i for integer aranges, in uint64: the product may pass 2^63 on the way to an
+// element that fits (arange(INT64_MIN, INT64_MAX, 2^62)), and the wrapped sum is then exact.
+EMBER_HD_INLINE int64_t arange_int_element(int64_t start, int64_t step, int64_t i) {
+  return static_cast<int64_t>(static_cast<uint64_t>(start) +
+                              static_cast<uint64_t>(step) * static_cast<uint64_t>(i));
+}
+
 }  // namespace ember::philox

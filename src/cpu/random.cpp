@@ -7,6 +7,7 @@
 // tensor on both devices, and a non-contiguous output holds the values a contiguous one would.
 #include <cmath>
 
+#include "core/arange_int.h"
 #include "core/cast_value.h"
 #include "core/dispatch.h"
 #include "core/philox.h"
@@ -40,14 +41,15 @@ void for_each_indexed(const Tensor& out, const F& f) {
 
 }  // namespace
 
-void CpuBackend::arange(const Tensor& out, double start, double step) {
+void CpuBackend::arange(const Tensor& out, const Scalar& start_s, const Scalar& step_s) {
+  const double start = start_s.toDouble(), step = step_s.toDouble();
   EMBER_DISPATCH_ALL(out.dtype(), "arange", [&] {
     if constexpr (std::is_integral_v<scalar_t> && !std::is_same_v<scalar_t, bool>) {
-      // Integer steps are exact in int64 even beyond 2^53.
-      if (start == std::floor(start) && step == std::floor(step)) {
-        const auto s0 = static_cast<int64_t>(start), st = static_cast<int64_t>(step);
-        for_each_indexed<scalar_t>(
-            out, [&](scalar_t* p, int64_t i) { *p = static_cast<scalar_t>(s0 + st * i); });
+      int64_t s0, st;
+      if (arange_int_value(start_s, &s0) && arange_int_value(step_s, &st)) {
+        for_each_indexed<scalar_t>(out, [&](scalar_t* p, int64_t i) {
+          *p = static_cast<scalar_t>(philox::arange_int_element(s0, st, i));
+        });
         return;
       }
     }

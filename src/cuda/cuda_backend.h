@@ -21,7 +21,7 @@ class CudaBackend final : public Backend {
                   int64_t dim) override;
   void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
             double beta) override;
-  void arange(const Tensor& out, double start, double step) override;
+  void arange(const Tensor& out, const Scalar& start, const Scalar& step) override;
   void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
               uint64_t offset) override;
   void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) override;

@@ -3,6 +3,7 @@
 // src/cpu/random.cpp, so one seed gives the same tensor on both devices.
 #include <cmath>
 
+#include "core/arange_int.h"
 #include "core/cast_value.h"
 #include "core/philox.h"
 #include "cuda/cuda_backend.h"
@@ -25,7 +26,7 @@ template <typename T>
 struct ArangeIntFn {  // integer steps stay exact beyond 2^53
   int64_t start, step;
   __device__ void operator()(char** p, int64_t i) const {
-    *reinterpret_cast<T*>(p[0]) = static_cast<T>(start + step * i);
+    *reinterpret_cast<T*>(p[0]) = static_cast<T>(philox::arange_int_element(start, step, i));
   }
 };
 
@@ -63,12 +64,13 @@ struct RandIntFn {
 
 }  // namespace
 
-void CudaBackend::arange(const Tensor& out, double start, double step) {
+void CudaBackend::arange(const Tensor& out, const Scalar& start_s, const Scalar& step_s) {
+  const double start = start_s.toDouble(), step = step_s.toDouble();
   EMBER_DISPATCH_ALL(out.dtype(), "arange", [&] {
     if constexpr (std::is_integral_v<scalar_t> && !std::is_same_v<scalar_t, bool>) {
-      if (start == std::floor(start) && step == std::floor(step)) {
-        launch_elementwise<1>(
-            {&out}, ArangeIntFn<scalar_t>{static_cast<int64_t>(start), static_cast<int64_t>(step)});
+      int64_t s0, st;
+      if (arange_int_value(start_s, &s0) && arange_int_value(step_s, &st)) {
+        launch_elementwise<1>({&out}, ArangeIntFn<scalar_t>{s0, st});
         return;
       }
     }

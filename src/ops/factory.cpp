@@ -135,7 +135,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, const 
   EMBER_CHECK(fits, ValueError, "arange: invalid size, possible overflow? (start=", start,
               ", end=", end, ", step=", step, ")");
   Tensor t = make_empty({n}, dt, target_device(o));
-  backend_for(t).arange(t, s, st);
+  backend_for(t).arange(t, start, step);
   return finish(t, o);
 }
 
@@ -156,8 +156,10 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& o) {
   EMBER_CHECK(n >= 0 && m >= 0, ValueError, "eye: n and m must be non-negative, got n=", n,
               ", m=", m);
   Tensor t = zeros({n, m}, o.requires_grad(false));
-  // The diagonal is a strided view with stride m + 1.
-  Tensor diag = make_view(t, {std::min(n, m)}, {m + 1}, 0);
+  // The diagonal is a strided view with stride m + 1; with fewer than two diagonal elements the
+  // stride is never stepped, and m + 1 may not exist (eye(0, INT64_MAX)).
+  const int64_t k = std::min(n, m);
+  Tensor diag = make_view(t, {k}, {k > 1 ? m + 1 : 1}, 0);
   backend_for(t).fill(diag, 1);
   return finish(t, o);
 }

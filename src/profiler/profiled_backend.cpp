@@ -78,7 +78,7 @@ class ProfiledBackend final : public Backend {
     OpRange r(name, {out}, {a, b});
     inner_.gemm(out, a, b, alpha, beta);
   }
-  void arange(const Tensor& out, double start, double step) override {
+  void arange(const Tensor& out, const Scalar& start, const Scalar& step) override {
     OpRange r("ember::arange", {out}, {out});
     inner_.arange(out, start, step);
   }
