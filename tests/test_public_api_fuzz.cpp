@@ -162,9 +162,25 @@ void expect_consistent(const Tensor& t, const std::string& ctx) {
       << t.strides() << ", offset " << t.storage_offset() << ")";
 }
 
-// Reads every element of a small tensor (ASan sees any access outside its buffer).
+// Reads every byte of every element of a small tensor through its strides (ASan sees any access
+// outside its buffer), then a contiguous copy. Raw bytes, not values: the contents of empty() are
+// undefined, and an undefined byte loaded as a bool is undefined behaviour that UBSan reports.
 void read_all(const Tensor& t, const std::string& ctx) {
   if (t.numel() > kReadable) return;
+  const auto* base = static_cast<const unsigned char*>(t.data_ptr());
+  const int64_t item = static_cast<int64_t>(t.element_size());
+  unsigned sum = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    int64_t offset = 0, rest = i;  // element i in row-major order
+    for (int64_t d = t.dim() - 1; d >= 0; --d) {
+      offset += rest % t.size(d) * t.stride(d);
+      rest /= t.size(d);
+    }
+    for (int64_t b = 0; b < item; ++b) sum += base[offset * item + b];
+  }
+  volatile unsigned sink = sum;
+  (void)sink;
+  if (t.dtype() == kBool) return;  // see above: its copy would load the bytes as bools
   Tensor c = t.contiguous();
   ASSERT_EQ(c.numel(), t.numel()) << ctx;
   (void)c.to(kDouble).sum().item<double>();

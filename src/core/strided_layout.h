@@ -30,9 +30,13 @@ struct StridedLayout {
 inline void broadcast_byte_strides(const Tensor& t, IntArrayRef sizes, int64_t* out) {
   const int64_t nd = static_cast<int64_t>(sizes.size()), td = t.dim();
   const int64_t es = static_cast<int64_t>(t.element_size());
+  // An empty tensor's strides are never stepped along and may be any size (empty_strided({0, 2},
+  // {1, 2^62})): their byte count would overflow. Only a non-empty tensor's strides lie within
+  // its storage, so only they are scaled.
+  const bool empty = t.numel() == 0;
   for (int64_t d = 0; d < nd; ++d) {
     const int64_t ti = d - (nd - td);
-    out[d] = (ti < 0 || t.sizes()[ti] == 1) ? 0 : t.strides()[ti] * es;
+    out[d] = (empty || ti < 0 || t.sizes()[ti] == 1) ? 0 : t.strides()[ti] * es;
   }
 }
 
