@@ -1,6 +1,7 @@
 // TCPStore and PrefixStore in one process: the master's server and several clients on loopback,
 // blocking gets, timeouts that name the keys, connection retries, liveness, worker counting.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -10,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -67,14 +69,18 @@ std::string non_loopback_ipv4() {
 
 // A plain TCP connection to an IPv4 address (-1 when refused), for talking to the store the way a
 // stray client would.
-int raw_connect(const std::string& ipv4, uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+bool connect_to(int fd, const std::string& ipv4, uint16_t port) {
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
   ::inet_pton(AF_INET, ipv4.c_str(), &a.sin_addr);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    ::close(fd);
+  return ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+}
+
+int raw_connect(const std::string& ipv4, uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || !connect_to(fd, ipv4, port)) {
+    if (fd >= 0) ::close(fd);
     return -1;
   }
   return fd;
@@ -306,21 +312,27 @@ TEST(TCPStore, RunningOutOfFileDescriptorsDoesNotSpin) {
   // When accept() fails for want of file descriptors, the pending connection keeps the listener
   // readable: the server must pause accepting rather than spin on poll().
   dist::TCPStore server("127.0.0.1", master());
+  // The client's socket exists before the limit drops to the lowest free descriptor, so no thread
+  // (the server's included) can take a new one in between: only connect() is left, which needs
+  // none on this side, while the server's accept() needs one and fails with EMFILE.
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
   rlimit saved{};
   ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
-  int probe = ::dup(0);  // the lowest free descriptor: everything below it is in use
+  int probe = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);  // the lowest free descriptor
   ASSERT_GE(probe, 0);
   ::close(probe);
   rlimit low = saved;
-  low.rlim_cur = static_cast<rlim_t>(probe + 1);  // room for exactly one more descriptor
+  low.rlim_cur = static_cast<rlim_t>(probe);  // no new descriptor anywhere in the process
   ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
-  int fd = raw_connect("127.0.0.1", server.port());  // takes it; the server cannot accept
+  const bool connected = connect_to(fd, "127.0.0.1", server.port());
+  const int connect_errno = errno;
   timespec t0{}, t1{};
   ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
   std::this_thread::sleep_for(500ms);
   ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
   ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &saved), 0);
-  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(connected) << std::strerror(connect_errno);
   double cpu = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
   EXPECT_LT(cpu, 0.05) << "the server spun on poll() for " << cpu << " s of CPU in 0.5 s";
   // With descriptors back, the connection is served.
