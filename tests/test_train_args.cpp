@@ -1,4 +1,4 @@
-// ember-train's command line: every flag, both spellings, defaults, and bad input as a
+// ember-train's command line (CLI11): every flag, both spellings, defaults, and bad input as a
 // ValueError naming the flag and the value.
 #include <gtest/gtest.h>
 
@@ -134,6 +134,31 @@ TEST(TrainArgs, HelpStopsParsing) {
   EXPECT_TRUE(et::parse_args({"--epochs", "2", "-h", "--bogus"}).help);
 }
 
+// CLI11 checks values only after reading the whole line; help is answered as soon as it is read.
+TEST(TrainArgs, HelpWinsOverBadValuesAnywhere) {
+  EXPECT_TRUE(et::parse_args({"--help", "--epochs", "0"}).help);
+  EXPECT_TRUE(et::parse_args({"--epochs", "0", "--model", "resnet", "-h"}).help);
+}
+
+// CLI11 would read "010" as octal and "0x10" as hex; the checks pass decimal on.
+TEST(TrainArgs, IntegersAreDecimal) {
+  EXPECT_EQ(et::parse_args({"--epochs", "010"}).epochs, 10);
+  EXPECT_EQ(et::parse_args({"--seed=0018446744073709551615"}).seed, 18446744073709551615u);
+  EXPECT_EQ(error_of({"--workers", "0x10"}), "--workers: expected an integer, got '0x10'");
+  EXPECT_EQ(error_of({"--epochs", " 3"}), "--epochs: expected an integer, got ' 3'");
+  EXPECT_EQ(error_of({"--lr", "0x1p-3"}), "--lr: expected a number, got '0x1p-3'");
+}
+
+// Flags take CLI11's optional true/false value; anything else is an error naming the flag.
+TEST(TrainArgs, FlagValues) {
+  EXPECT_TRUE(et::parse_args({"--amp=true"}).amp);
+  EXPECT_FALSE(et::parse_args({"--amp", "--amp=false"}).amp);
+  EXPECT_TRUE(et::parse_args({"--no-normalize=false"}).normalize);
+  const std::string msg = error_of({"--audit=maybe"});
+  EXPECT_NE(msg.find("--audit"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("maybe"), std::string::npos) << msg;
+}
+
 TEST(TrainArgs, UnknownFlag) {
   EXPECT_NE(error_of({"--epoch", "3"}).find("unknown argument '--epoch'"), std::string::npos);
   EXPECT_NE(error_of({"mlp"}).find("unknown argument 'mlp'"), std::string::npos);
@@ -141,8 +166,9 @@ TEST(TrainArgs, UnknownFlag) {
 }
 
 TEST(TrainArgs, MissingValue) {
-  EXPECT_EQ(error_of({"--epochs"}), "--epochs: missing value");
-  EXPECT_EQ(error_of({"--model", "cnn", "--out"}), "--out: missing value");
+  EXPECT_EQ(error_of({"--epochs"}), "--epochs: 1 required N missing");  // CLI11's words
+  EXPECT_EQ(error_of({"--model", "cnn", "--out"}), "--out: 1 required DIR missing");
+  EXPECT_EQ(error_of({"--data="}), "--data: 1 required DIR missing");  // "=" and nothing
 }
 
 TEST(TrainArgs, BadNumbers) {
@@ -167,7 +193,7 @@ TEST(TrainArgs, BadNumbers) {
 TEST(TrainArgs, BadModelAndEmptyPaths) {
   EXPECT_EQ(error_of({"--model", "resnet"}), "--model: expected mlp or cnn, got 'resnet'");
   EXPECT_EQ(error_of({"--out", ""}), "--out: expected a directory, got an empty string");
-  EXPECT_EQ(error_of({"--data="}), "--data: expected a directory, got an empty string");
+  EXPECT_EQ(error_of({"--data", ""}), "--data: expected a directory, got an empty string");
 }
 
 TEST(TrainArgs, ArgvOverloadSkipsProgramName) {

@@ -322,17 +322,27 @@ TEST(TrainE2E, MixedPrecisionMatchesFloat32) {
 }
 
 TEST(TrainE2E, HelpPrintsUsageAndSucceeds) {
-  const Result r = run("--help");
-  EXPECT_EQ(r.status, 0);
-  EXPECT_EQ(r.output.rfind("Usage: ember-train", 0), 0u) << r.output;
+  for (const char* help : {"--help", "-h", "--epochs 0 --help"}) {
+    const Result r = run(help);
+    EXPECT_EQ(r.status, 0) << help;
+    EXPECT_EQ(r.output.rfind("Usage: ember-train [OPTIONS]\n", 0), 0u) << r.output;
+    for (const char* line :
+         {"\n  -h, --help ", "\n  --model mlp|cnn ", "\n  --epochs N ", "\n  --device D ",
+          "\n  --amp ", "\n  --amp-dtype D ", "\n  --limit-test N "}) {
+      EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+    }
+  }
 }
 
 TEST(TrainE2E, BadCommandLinesPrintUsageAndExitTwo) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--bogus", "unknown argument '--bogus'"},
+      {"--epoch 3", "unknown argument '--epoch'"},
+      {"extra", "unknown argument 'extra'"},
       {"--model transformer", "--model: expected mlp or cnn, got 'transformer'"},
       {"--epochs -3", "--epochs: must be at least 1, got -3"},
-      {"--epochs", "--epochs: missing value"},
+      {"--epochs", "--epochs: 1 required N missing"},
+      {"--seed -1", "--seed: expected an integer, got '-1'"},
       {"--lr abc", "--lr: expected a number, got 'abc'"},
       {"--batch-size 0", "--batch-size: must be at least 1, got 0"},
       {"--device tpu", "--device: expected auto, cpu, cuda or cuda:<index>, got 'tpu'"},

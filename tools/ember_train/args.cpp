@@ -1,147 +1,131 @@
-// Strict parsing: a value must be consumed entirely (std::from_chars), numbers must be in range,
-// and every problem is an ember::ValueError naming the flag and the value.
+// The command line through CLI11: the options, their checks (tools/cli/checks.h) and --help
+// (tools/cli/app.h); CLI11's parse errors become ember::ValueError.
 #include "ember_train/args.h"
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <charconv>
-#include <cmath>
-#include <functional>
-#include <limits>
-#include <map>
+#include <memory>
 #include <sstream>
 
+#include "cli/app.h"
+#include "cli/checks.h"
 #include "ember/error.h"
 #include "ember_train/models.h"
 
 namespace ember::train {
 namespace {
 
-template <typename T>
-T parse_integer(const std::string& flag, const std::string& value, T min_value) {
-  T out{};
-  const char* end = value.data() + value.size();
-  auto [ptr, ec] = std::from_chars(value.data(), end, out);
-  EMBER_CHECK(ec != std::errc::result_out_of_range, ValueError, flag, ": '", value,
-              "' is out of range");
-  EMBER_CHECK(ec == std::errc() && ptr == end && !value.empty(), ValueError, flag,
-              ": expected an integer, got '", value, "'");
-  EMBER_CHECK(out >= min_value, ValueError, flag, ": must be at least ", min_value, ", got ",
-              value);
-  return out;
+// auto, cpu, cuda or cuda:<index>.
+CLI::Validator device_spelling() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        if (v == "auto" || v == "cpu" || v == "cuda") return "";
+        const char* index = v.data() + std::min<size_t>(v.size(), 5);
+        const char* end = v.data() + v.size();
+        int i = -1;
+        auto [ptr, ec] = std::from_chars(index, end, i);
+        if (v.rfind("cuda:", 0) == 0 && ec == std::errc() && ptr == end && i >= 0) return "";
+        return "expected auto, cpu, cuda or cuda:<index>, got '" + v + "'";
+      },
+      "");
 }
 
-double parse_positive_double(const std::string& flag, const std::string& value) {
-  double out = 0;
-  const char* end = value.data() + value.size();
-  auto [ptr, ec] = std::from_chars(value.data(), end, out);
-  EMBER_CHECK(ec == std::errc() && ptr == end && !value.empty(), ValueError, flag,
-              ": expected a number, got '", value, "'");
-  EMBER_CHECK(std::isfinite(out) && out > 0, ValueError, flag,
-              ": must be a positive finite number, got ", value);
-  return out;
-}
-
-void check_device(const std::string& value) {
-  bool ok = value == "auto" || value == "cpu" || value == "cuda";
-  if (!ok && value.rfind("cuda:", 0) == 0) {
-    const std::string index = value.substr(5);
-    int i = -1;
-    auto [ptr, ec] = std::from_chars(index.data(), index.data() + index.size(), i);
-    ok = ec == std::errc() && ptr == index.data() + index.size() && !index.empty() && i >= 0;
-  }
-  EMBER_CHECK(ok, ValueError, "--device: expected auto, cpu, cuda or cuda:<index>, got '", value,
-              "'");
+// The app's options, bound to the fields of `a` (and the model's defaults, for --help).
+std::unique_ptr<CLI::App> make_app(TrainArgs& a, const std::string& program) {
+  using namespace ember::cli;
+  auto app = new_app(program,
+                     "Trains a classifier on Fashion-MNIST and writes model.safetensors, "
+                     "metrics.csv and\nmetrics.svg to the output directory.");
+  const ModelDefaults mlp = model_defaults("mlp"), cnn = model_defaults("cnn");
+  const auto both = [](auto for_mlp, auto for_cnn) {
+    std::ostringstream os;
+    os << "(default: mlp " << for_mlp << ", cnn " << for_cnn << ")";
+    return os.str();
+  };
+  app->add_option("--model", a.model, "model to train (default mlp)")
+      ->type_name("mlp|cnn")
+      ->transform(one_of({"mlp", "cnn"}));
+  app->add_option("--epochs", a.epochs, "epochs " + both(mlp.epochs, cnn.epochs))
+      ->type_name("N")
+      ->transform(integer_in<int64_t>(1));
+  app->add_option("--batch-size", a.batch_size,
+                  "samples per batch " + both(mlp.batch_size, cnn.batch_size))
+      ->type_name("B")
+      ->transform(integer_in<int64_t>(1));
+  app->add_option("--lr", a.lr, "Adam learning rate " + both(mlp.lr, cnn.lr))
+      ->type_name("LR")
+      ->transform(positive_number());
+  app->add_option("--device", a.device,
+                  "auto, cpu, cuda or cuda:<index> (default auto: CUDA when\navailable)")
+      ->type_name("D")
+      ->transform(device_spelling());
+  app->add_option("--workers", a.workers, "data-loading threads (default 2)")
+      ->type_name("W")
+      ->transform(integer_in<int64_t>(0));
+  app->add_option("--seed", a.seed, "seed for weights and shuffling (default 0)")
+      ->type_name("S")
+      ->transform(integer_in<uint64_t>(0));
+  app->add_option("--out", a.out, "output directory (default runs/latest)")
+      ->type_name("DIR")
+      ->transform(not_empty("a directory"));
+  app->add_option("--data", a.data,
+                  "Fashion-MNIST directory (default\n/usr/share/datasets/fashion-mnist)")
+      ->type_name("DIR")
+      ->transform(not_empty("a directory"));
+  app->add_flag_callback(
+      "--no-normalize", [&a] { a.normalize = false; },
+      "feed pixels in [0, 1] instead of (x - 0.2860) / 0.3530");
+  app->add_flag_callback(
+      "--constant-lr", [&a] { a.cosine_lr = false; },
+      "keep the learning rate constant (default: cosine annealing\nfrom --lr towards 0 over the "
+      "epochs)");
+  app->add_flag("--amp", a.amp,
+                "mixed precision: autocast (bfloat16 on the CPU, float16 with\ngradient scaling "
+                "on CUDA); parameters stay float32");
+  app->add_option("--amp-dtype", a.amp_dtype,
+                  "auto, float16 or bfloat16 (implies --amp; float16 adds a\nGradScaler)")
+      ->type_name("D")
+      ->transform(one_of({"auto", "float16", "bfloat16"}));
+  app->add_flag("--audit", a.audit,
+                "report copies, host syncs, kernel launches and CPU ops per\nstep over the "
+                "first 20 steps, with findings (docs/cuda.md)");
+  app->add_option("--profile", a.profile,
+                  "profile a few training steps from the second: a Chrome trace\nin FILE "
+                  "(ui.perfetto.dev) and the summary table\n(docs/profiler.md)")
+      ->type_name("FILE")
+      ->transform(not_empty("a file"));
+  app->add_option("--profile-steps", a.profile_steps, "steps --profile covers (default 5)")
+      ->type_name("N")
+      ->transform(integer_in<int64_t>(1));
+  app->add_flag("--allow-nonfinite", a.allow_nonfinite,
+                "train on through a NaN or infinite loss (default: stop with\nan error at the "
+                "first one, writing nothing for that epoch)");
+  app->add_option("--limit-train", a.limit_train,
+                  "train on the first N training images only (quick runs)")
+      ->type_name("N")
+      ->transform(integer_in<int64_t>(1));
+  app->add_option("--limit-test", a.limit_test, "evaluate on the first N test images only")
+      ->type_name("N")
+      ->transform(integer_in<int64_t>(1));
+  return app;
 }
 
 }  // namespace
 
 TrainArgs parse_args(const std::vector<std::string>& args) {
   TrainArgs a;
-  using Setter = std::function<void(const std::string& flag, const std::string& value)>;
-  const std::map<std::string, Setter> setters = {
-      {"--model",
-       [&](const std::string& f, const std::string& v) {
-         EMBER_CHECK(v == "mlp" || v == "cnn", ValueError, f, ": expected mlp or cnn, got '", v,
-                     "'");
-         a.model = v;
-       }},
-      {"--epochs", [&](auto& f, auto& v) { a.epochs = parse_integer<int64_t>(f, v, 1); }},
-      {"--batch-size", [&](auto& f, auto& v) { a.batch_size = parse_integer<int64_t>(f, v, 1); }},
-      {"--lr", [&](auto& f, auto& v) { a.lr = parse_positive_double(f, v); }},
-      {"--device",
-       [&](auto&, auto& v) {
-         check_device(v);
-         a.device = v;
-       }},
-      {"--workers", [&](auto& f, auto& v) { a.workers = parse_integer<int64_t>(f, v, 0); }},
-      {"--seed", [&](auto& f, auto& v) { a.seed = parse_integer<uint64_t>(f, v, 0); }},
-      {"--out",
-       [&](auto& f, auto& v) {
-         EMBER_CHECK(!v.empty(), ValueError, f, ": expected a directory, got an empty string");
-         a.out = v;
-       }},
-      {"--data",
-       [&](auto& f, auto& v) {
-         EMBER_CHECK(!v.empty(), ValueError, f, ": expected a directory, got an empty string");
-         a.data = v;
-       }},
-      {"--amp-dtype",
-       [&](const std::string& f, const std::string& v) {
-         EMBER_CHECK(v == "auto" || v == "float16" || v == "bfloat16", ValueError, f,
-                     ": expected auto, float16 or bfloat16, got '", v, "'");
-         a.amp = true;
-         a.amp_dtype = v;
-       }},
-      {"--profile",
-       [&](auto& f, auto& v) {
-         EMBER_CHECK(!v.empty(), ValueError, f, ": expected a file, got an empty string");
-         a.profile = v;
-       }},
-      {"--profile-steps",
-       [&](auto& f, auto& v) { a.profile_steps = parse_integer<int64_t>(f, v, 1); }},
-      {"--limit-train", [&](auto& f, auto& v) { a.limit_train = parse_integer<int64_t>(f, v, 1); }},
-      {"--limit-test", [&](auto& f, auto& v) { a.limit_test = parse_integer<int64_t>(f, v, 1); }},
-  };
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      a.help = true;
-      return a;
-    }
-    if (arg == "--no-normalize") {
-      a.normalize = false;
-      continue;
-    }
-    if (arg == "--constant-lr") {
-      a.cosine_lr = false;
-      continue;
-    }
-    if (arg == "--amp") {
-      a.amp = true;
-      continue;
-    }
-    if (arg == "--audit") {
-      a.audit = true;
-      continue;
-    }
-    if (arg == "--allow-nonfinite") {
-      a.allow_nonfinite = true;
-      continue;
-    }
-    std::string flag = arg, value;
-    bool has_value = false;
-    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      flag = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-      has_value = true;
-    }
-    auto it = setters.find(flag);
-    EMBER_CHECK(it != setters.end(), ValueError, "unknown argument '", arg, "'");
-    if (!has_value) {
-      EMBER_CHECK(i + 1 < args.size(), ValueError, flag, ": missing value");
-      value = args[++i];
-    }
-    it->second(flag, value);
+  auto app = make_app(a, "ember-train");
+  try {
+    ember::cli::parse(*app, args);
+  } catch (const CLI::CallForHelp&) {
+    TrainArgs help;
+    help.help = true;
+    return help;
+  } catch (const CLI::ParseError& e) {
+    throw ValueError(e.what());
   }
+  if (app->count("--amp-dtype") > 0) a.amp = true;
   return a;
 }
 
@@ -152,45 +136,8 @@ TrainArgs parse_args(int argc, const char* const* argv) {
 }
 
 std::string usage(const std::string& program) {
-  const ModelDefaults mlp = model_defaults("mlp"), cnn = model_defaults("cnn");
-  std::ostringstream os;
-  os << "Usage: " << program << " [options]\n"
-     << "Trains a classifier on Fashion-MNIST and writes model.safetensors, metrics.csv and\n"
-     << "metrics.svg to the output directory.\n\n"
-     << "Options:\n"
-     << "  --model mlp|cnn        model to train (default mlp)\n"
-     << "  --epochs N             epochs (default: mlp " << mlp.epochs << ", cnn " << cnn.epochs
-     << ")\n"
-     << "  --batch-size B         samples per batch (default: mlp " << mlp.batch_size << ", cnn "
-     << cnn.batch_size << ")\n"
-     << "  --lr LR                Adam learning rate (default: mlp " << mlp.lr << ", cnn " << cnn.lr
-     << ")\n"
-     << "  --device D             auto, cpu, cuda or cuda:<index> (default auto: CUDA when\n"
-     << "                         available)\n"
-     << "  --workers W            data-loading threads (default 2)\n"
-     << "  --seed S               seed for weights and shuffling (default 0)\n"
-     << "  --out DIR              output directory (default runs/latest)\n"
-     << "  --data DIR             Fashion-MNIST directory (default "
-        "/usr/share/datasets/fashion-mnist)\n"
-     << "  --no-normalize         feed pixels in [0, 1] instead of (x - 0.2860) / 0.3530\n"
-     << "  --constant-lr          keep the learning rate constant (default: cosine annealing\n"
-     << "                         from --lr towards 0 over the epochs)\n"
-     << "  --amp                  mixed precision: autocast (bfloat16 on the CPU, float16 with\n"
-     << "                         gradient scaling on CUDA); parameters stay float32\n"
-     << "  --amp-dtype D          auto, float16 or bfloat16 (implies --amp; float16 adds a\n"
-     << "                         GradScaler)\n"
-     << "  --audit                report copies, host syncs, kernel launches and CPU ops per\n"
-     << "                         step over the first 20 steps, with findings (docs/cuda.md)\n"
-     << "  --profile FILE         profile a few training steps from the second: a Chrome trace\n"
-     << "                         in FILE (ui.perfetto.dev) and the summary table\n"
-     << "                         (docs/profiler.md)\n"
-     << "  --profile-steps N      steps --profile covers (default 5)\n"
-     << "  --allow-nonfinite      train on through a NaN or infinite loss (default: stop with\n"
-     << "                         an error at the first one, writing nothing for that epoch)\n"
-     << "  --limit-train N        train on the first N training images only (quick runs)\n"
-     << "  --limit-test N         evaluate on the first N test images only\n"
-     << "  -h, --help             show this message\n";
-  return os.str();
+  TrainArgs unused;
+  return make_app(unused, program)->help();
 }
 
 }  // namespace ember::train

@@ -40,13 +40,14 @@ struct TrainArgs {
   bool help = false;
 };
 
-// Parses argv[1..argc). Accepts "--flag value" and "--flag=value". Throws ember::ValueError
-// naming the flag and the bad value for an unknown flag, a missing or malformed value or one out
-// of range; `--help`/`-h` sets help and stops parsing.
+// Parses argv[1..argc) with CLI11: "--flag value" and "--flag=value", the last of a repeated flag
+// wins. Throws ember::ValueError naming the flag and the bad value for an unknown flag, a missing
+// or malformed value or one out of range; `--help`/`-h` anywhere sets help (and nothing else).
 TrainArgs parse_args(const std::vector<std::string>& args);
 TrainArgs parse_args(int argc, const char* const* argv);
 
-// The usage text printed by --help and after a bad flag.
+// The usage text printed by --help and after a bad flag (CLI11's, in tools/cli/help_formatter.h's
+// layout).
 std::string usage(const std::string& program = "ember-train");
 
 }  // namespace ember::train
