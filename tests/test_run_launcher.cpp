@@ -1,5 +1,6 @@
 // ember-run: the torchrun variables each rank gets, multi-node rank arithmetic, a failing or
-// killed rank stopping the others with a message that names it, signal forwarding, bad flags.
+// killed rank stopping the others with a message that names it, signal forwarding, the command
+// line (CLI11): bad flags, --help, the program's own arguments.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "support/test_util.h"
@@ -23,6 +25,7 @@ namespace {
 struct Outcome {
   int status = -1;  // wait status
   std::string err;  // ember-run's stderr (and the ranks')
+  std::string out;  // ember-run's stdout (and the ranks')
   double seconds = 0;
 };
 
@@ -41,12 +44,14 @@ std::string read(const std::string& path) {
 // Runs ember-run with `args`; `while_running` (if any) gets its pid.
 Outcome run_launcher(const std::vector<std::string>& args,
                      const std::function<void(pid_t)>& while_running = nullptr) {
-  std::string err_path = temp_dir() + "/stderr";
+  const std::string dir = temp_dir(), err_path = dir + "/stderr", out_path = dir + "/stdout";
   auto start = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid == 0) {
     FILE* f = std::fopen(err_path.c_str(), "w");
     ::dup2(fileno(f), 2);
+    FILE* o = std::fopen(out_path.c_str(), "w");
+    ::dup2(fileno(o), 1);
     std::vector<std::string> copy = {EMBER_RUN_EXE};
     copy.insert(copy.end(), args.begin(), args.end());
     std::vector<char*> argv;
@@ -60,6 +65,7 @@ Outcome run_launcher(const std::vector<std::string>& args,
   ::waitpid(pid, &o.status, 0);
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   o.err = read(err_path);
+  o.out = read(out_path);
   return o;
 }
 
@@ -191,20 +197,71 @@ TEST(EmberRun, RanksDieWithAKilledLauncher) {
 }
 
 TEST(EmberRun, BadCommandLinesAreExplained) {
-  Outcome o = run_launcher({"--nproc-per-node", "0", "true"});
-  EXPECT_EQ(WEXITSTATUS(o.status), 2);
-  EXPECT_TRUE(contains(o.err, "--nproc-per-node expects an integer in [1, 4096], got '0'"))
-      << o.err;
-  o = run_launcher({"--nnodes", "2", "--node-rank", "2", "true"});
-  EXPECT_TRUE(contains(o.err, "--node-rank 2 is out of range for --nnodes 2")) << o.err;
-  o = run_launcher({"--nproc-per-node", "2"});
-  EXPECT_TRUE(contains(o.err, "no program to run")) << o.err;
-  o = run_launcher({"--bogus", "true"});
-  EXPECT_TRUE(contains(o.err, "unknown option '--bogus'")) << o.err;
-  o = run_launcher({"/no/such/program"});
+  // Each: exit status 2, the message naming the flag and the value, then the usage.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--nproc-per-node", "0", "true"}, "--nproc-per-node: must be at least 1, got 0"},
+      {{"--nproc_per_node=5000", "true"}, "--nproc-per-node: must be at most 4096, got 5000"},
+      {{"--nnodes", "two", "true"}, "--nnodes: expected an integer, got 'two'"},
+      {{"--master-port", "99999999999", "true"}, "--master-port: '99999999999' is out of range"},
+      {{"--master-addr", "", "true"}, "--master-addr: expected an address, got an empty string"},
+      {{"--stop-timeout", "-1", "true"},
+       "--stop-timeout: must be a non-negative finite number, got -1"},
+      {{"--stop-timeout", "soon", "true"}, "--stop-timeout: expected a number, got 'soon'"},
+      {{"true", "--nproc-per-node"}, ""},  // the program's argument: runs
+      {{"--nproc-per-node"}, "--nproc-per-node: 1 required N missing"},
+      {{"--nnodes", "2", "--node-rank", "2", "true"},
+       "--node-rank 2 is out of range for --nnodes 2"},
+      {{"--standalone", "--nnodes", "2", "true"}, "--standalone runs one node"},
+      {{"--nproc-per-node", "2"}, "no program to run"},
+      {{"--bogus", "true"}, "unknown argument '--bogus'"},
+      {{"-x", "true"}, "unknown argument '-x'"},
+  };
+  for (const auto& [args, message] : cases) {
+    Outcome o = run_launcher(args);
+    ASSERT_TRUE(WIFEXITED(o.status)) << args[0] << " " << o.err;
+    if (message.empty()) {
+      EXPECT_EQ(WEXITSTATUS(o.status), 0) << args[0] << " " << o.err;
+      continue;
+    }
+    EXPECT_EQ(WEXITSTATUS(o.status), 2) << message << "\n" << o.err;
+    EXPECT_EQ(o.err.rfind("ember-run: " + message, 0), 0u) << o.err;
+    EXPECT_TRUE(contains(o.err, "\nUsage: ember-run [OPTIONS] [--] PROGRAM [ARGS...]\n")) << o.err;
+  }
+  Outcome o = run_launcher({"/no/such/program"});
   EXPECT_EQ(WEXITSTATUS(o.status), 127);
   EXPECT_TRUE(contains(o.err, "cannot start '/no/such/program' for rank 0")) << o.err;
   EXPECT_TRUE(contains(o.err, "rank 0 (local rank 0")) << o.err;
+}
+
+// --help (CLI11's, tools/cli/app.h) on stdout, exit 0, even after other flags; every flag listed
+// once, by its dashed name.
+TEST(EmberRun, HelpListsEveryFlag) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--help"}, {"--nproc-per-node", "0", "-h", "--bogus"}}) {
+    Outcome o = run_launcher(args);
+    ASSERT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.err;
+    EXPECT_EQ(o.out.rfind("Usage: ember-run [OPTIONS] [--] PROGRAM [ARGS...]\n", 0), 0u) << o.out;
+    for (const char* line :
+         {"\n  -h, --help ", "\n  --nproc-per-node N ", "\n  --nnodes M ", "\n  --node-rank R ",
+          "\n  --master-addr ADDR ", "\n  --master-port PORT ", "\n  --standalone ",
+          "\n  --stop-timeout SECONDS", "\n  PROGRAM [ARGS...] "}) {
+      EXPECT_TRUE(contains(o.out, line)) << line << "\n" << o.out;
+    }
+    EXPECT_FALSE(contains(o.out, "--nproc-per-node,")) << o.out;
+    EXPECT_EQ(o.err, "");
+  }
+}
+
+// Options end at the program (or "--"): what follows is the program's, "--help" and "--" too.
+TEST(EmberRun, ArgumentsAfterTheProgramAreItsOwn) {
+  const std::string dir = temp_dir();
+  const std::string script = "echo \"$0 $1 $2\" > " + dir + "/args";
+  Outcome o = run_launcher({"--stop_timeout=1", "sh", "-c", script, "--help", "--", "-x"});
+  ASSERT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.err;
+  EXPECT_EQ(read(dir + "/args"), "--help -- -x\n");
+  o = run_launcher({"--", "sh", "-c", script, "--nproc-per-node", "2"});
+  ASSERT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.err;
+  EXPECT_EQ(read(dir + "/args"), "--nproc-per-node 2 \n");
 }
 
 }  // namespace
