@@ -63,10 +63,11 @@ class EMBER_API Tensor {
   int64_t dim() const { return checked()->dim(); }
   int64_t ndimension() const { return dim(); }
   int64_t numel() const { return checked()->numel(); }
-  ScalarType dtype() const { return checked()->dtype(); }
-  ScalarType scalar_type() const { return dtype(); }
+  // As libtorch: dtype() is a TypeMeta (prints "float"), scalar_type() a ScalarType ("Float").
+  TypeMeta dtype() const { return TypeMeta::fromScalarType(checked()->dtype()); }
+  ScalarType scalar_type() const { return checked()->dtype(); }
   Device device() const { return checked()->device(); }
-  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  TensorOptions options() const { return TensorOptions().dtype(scalar_type()).device(device()); }
   bool is_cuda() const { return device().is_cuda(); }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_contiguous() const { return checked()->is_contiguous(); }
@@ -102,6 +103,9 @@ class EMBER_API Tensor {
   // ---- conversion and copies ----
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(TypeMeta dtype, bool non_blocking = false, bool copy = false) const {
+    return to(dtype.toScalarType(), non_blocking, copy);
+  }
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
@@ -124,7 +128,7 @@ class EMBER_API Tensor {
   Tensor& fill_(const Scalar& value) const;
   Tensor& zero_() const;
   Tensor toType(ScalarType t) const { return to(t); }
-  Tensor type_as(const Tensor& o) const { return to(o.dtype()); }
+  Tensor type_as(const Tensor& o) const { return to(o.scalar_type()); }
   Tensor to_dense() const { return *this; }
   // Tells the caching allocator that this tensor's memory is in use on stream `stream_id`.
   void record_stream(const StreamRef& stream) const;
