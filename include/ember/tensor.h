@@ -396,6 +396,7 @@ class EMBER_API Tensor {
   Tensor& operator/=(const Tensor& o) const { return div_(o); }
   Tensor& operator/=(const Scalar& o) const { return div_(o); }
 
+  // libtorch's type string: "CPUFloatType", "CUDALongType" ("UndefinedType" when undefined).
   std::string toString() const;
   // libtorch's print(): the type and the sizes, e.g. "[CPUFloatType [3, 3]]", on std::cerr.
   void print() const;
@@ -416,8 +417,23 @@ T* Tensor::data_ptr() const {
   return static_cast<T*>(data_ptr());
 }
 
-// Printing as Python's torch prints: tensor([[1., 2.]], dtype=torch.float64).
+// Printing as libtorch's C++ prints, digit for digit: the elements (a scale factor such as
+// "1e-05 *" above them where libtorch prints one, matrices split into "Columns 1 to 8" blocks at
+// `linesize` characters, higher dims as "(1,.,.) = " slices), then the type and the sizes:
+//    1.5000 -2.0000
+//    3.2500  4.0000
+//   [ CPUFloatType{2,2} ]
+// print(stream, t, linesize) is libtorch's at::print; print(t) writes to std::cout. Neither ends
+// with a newline. CUDA tensors are copied to the CPU to be printed (a synchronizing copy).
+EMBER_API std::ostream& print(std::ostream& stream, const Tensor& t, int64_t linesize);
+EMBER_API void print(const Tensor& t, int64_t linesize = 80);
 EMBER_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+namespace detail {
+// Python's repr of a tensor, as PyTorch's Python prints it (for the Python bindings):
+// tensor([[1., 2.]], dtype=torch.float64), `...` summaries above 1000 elements.
+EMBER_API std::string python_repr(const Tensor& t);
+}  // namespace detail
 
 }  // namespace ember
 
