@@ -141,7 +141,7 @@ DDPBackwardStats DistributedDataParallelBase::last_backward_stats() const {
 }
 
 void DistributedDataParallelBase::pretty_print(std::ostream& stream) const {
-  stream << "DistributedDataParallel(world_size=" << state_->group->getSize()
+  stream << "ember::nn::DistributedDataParallel(world_size=" << state_->group->getSize()
          << ", backend=" << state_->group->getBackendName() << ")";
 }
 
