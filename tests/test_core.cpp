@@ -67,6 +67,34 @@ TEST(Device, RejectsIndicesBeyondDeviceIndex) {
   EXPECT_EQ(TensorOptions().device(kCUDA, 1).device(), Device("cuda:1"));
 }
 
+TEST(Device, MpsParsesButHoldsNoTensors) {
+  // libtorch parses "mps" (a device type without a backend in its CPU and CUDA builds).
+  const Device mps("mps");
+  EXPECT_EQ(mps.type(), kMPS);
+  EXPECT_TRUE(mps.is_mps());
+  EXPECT_FALSE(mps.is_cpu() || mps.is_cuda());
+  EXPECT_EQ(Device("mps:0").index(), 0);
+  std::ostringstream os;
+  os << mps << " " << Device("mps:0") << " " << kMPS;
+  EXPECT_EQ(os.str(), "mps mps:0 mps");
+  for (const auto& make : std::vector<std::function<Tensor()>>{
+           [&] { return zeros({2}, mps); }, [&] { return ones({2}).to(mps); },
+           [&] { return arange(3, TensorOptions().device(mps)); },
+           [&] {
+             static float data[2] = {1, 2};
+             return from_blob(data, {2}, TensorOptions().device(mps));
+           }}) {
+    try {
+      make();
+      ADD_FAILURE() << "a tensor was made on mps";
+    } catch (const DeviceError& e) {
+      EXPECT_NE(std::string(e.what()).find("Ember has no backend for device type 'mps'"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Dtype, NamesAndSizes) {
   EXPECT_EQ(element_size(kBFloat16), 2u);
   EXPECT_EQ(element_size(kInt64), 8u);

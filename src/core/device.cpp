@@ -9,7 +9,23 @@
 namespace ember {
 
 std::string device_type_name(DeviceType type) {
-  return type == DeviceType::CUDA ? "cuda" : "cpu";
+  switch (type) {
+    case DeviceType::CPU:
+      return "cpu";
+    case DeviceType::CUDA:
+      return "cuda";
+    case DeviceType::MPS:
+      return "mps";
+  }
+  return "unknown";
+}
+
+void check_device_has_backend(const Device& device) {
+  if (device.is_cpu() || device.is_cuda()) return;
+  throw DeviceError(
+      detail::str_cat("Ember has no backend for device type '", device_type_name(device.type()),
+                      "': tensors live on 'cpu' or 'cuda' (Device(\"", device,
+                      "\") is accepted, as in libtorch, only so that code naming it compiles)"));
 }
 
 Device::Device(DeviceType type, DeviceIndex index) : type_(type), index_(index) {
@@ -42,6 +58,8 @@ Device::Device(const std::string& spec) {
     type_ = DeviceType::CPU;
   } else if (type == "cuda") {
     type_ = DeviceType::CUDA;
+  } else if (type == "mps") {
+    type_ = DeviceType::MPS;
   } else {
     throw invalid();
   }

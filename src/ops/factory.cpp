@@ -17,6 +17,7 @@ namespace ember {
 namespace {
 Device target_device(const TensorOptions& o) {
   Device d = o.device();
+  check_device_has_backend(d);
   if (d.is_cuda()) cuda::check_device(d);
   return d;
 }
