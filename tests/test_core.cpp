@@ -95,6 +95,11 @@ TEST(Device, MpsParsesButHoldsNoTensors) {
   }
 }
 
+TEST(Device, CudnnIsNeverAvailable) {
+  // libtorch's torch::cuda::cudnn_is_available(): Ember uses no cuDNN on any build.
+  EXPECT_FALSE(cuda::cudnn_is_available());
+}
+
 TEST(Dtype, NamesAndSizes) {
   EXPECT_EQ(element_size(kBFloat16), 2u);
   EXPECT_EQ(element_size(kInt64), 8u);
