@@ -70,6 +70,7 @@ class EMBER_API Tensor {
   TensorOptions options() const { return TensorOptions().dtype(scalar_type()).device(device()); }
   bool is_cuda() const { return device().is_cuda(); }
   bool is_cpu() const { return device().is_cpu(); }
+  bool is_meta() const { return device().is_meta(); }
   bool is_contiguous() const { return checked()->is_contiguous(); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   int64_t storage_offset() const { return checked()->storage_offset(); }

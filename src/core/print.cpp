@@ -225,7 +225,10 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
 
 std::string Tensor::toString() const {
   if (!defined()) return "UndefinedType";
-  return std::string(is_cuda() ? "CUDA" : "CPU") + to_string(scalar_type()) + "Type";
+  return std::string(is_cuda()   ? "CUDA"
+                     : is_meta() ? "Meta"
+                                 : "CPU") +
+         to_string(scalar_type()) + "Type";
 }
 
 void Tensor::print() const {

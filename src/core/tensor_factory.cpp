@@ -15,9 +15,9 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinne
   const size_t nbytes = checked::contiguous_nbytes(sizes, element_size(dtype));
   check_device_has_backend(device);
   Allocator* alloc;
-  if (device.is_cuda()) {
+  if (device.is_cuda() || device.is_meta()) {
     EMBER_CHECK(!pinned, ValueError, "Only dense CPU tensors can be pinned");
-    alloc = cuda_backend().allocator(device);
+    alloc = (device.is_cuda() ? cuda_backend() : meta_backend()).allocator(device);
   } else {
     alloc = pinned ? pinned_host_allocator() : cpu_allocator();
   }

@@ -175,6 +175,25 @@ int main() {
   } catch (const std::exception&) {
     std::cout << "to(mps): error\n";
   }
+  // Meta tensors: shapes without data; what needs data raises.
+  torch::Tensor meta = torch::empty({2, 3}, torch::kMeta);
+  torch::Tensor meta_out = torch::matmul(meta, torch::ones({3, 4}).to(torch::kMeta)).sum(0);
+  std::cout << torch::Device("meta") << " " << torch::kMeta << " " << meta.device() << " "
+            << meta.is_meta() << meta.is_cpu() << " " << meta.toString() << " " << meta.sizes()
+            << " " << meta_out.sizes() << " " << meta_out.is_meta() << " " << meta_out.dtype()
+            << "\n";
+  try {
+    meta.to(torch::kCPU);
+    std::cout << "meta to(cpu): no error\n";
+  } catch (const std::exception& e) {
+    std::cout << "meta to(cpu): " << std::string(e.what()).substr(0, 40) << "\n";
+  }
+  try {
+    std::cout << meta;
+    std::cout << "printing meta: no error\n";
+  } catch (const std::exception& e) {
+    std::cout << "printing meta: " << std::string(e.what()).substr(0, 40) << "\n";
+  }
   try {
     torch::Device bad("gpu");
     std::cout << "Device(gpu): no error\n";
