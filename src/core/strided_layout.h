@@ -19,7 +19,8 @@ struct StridedLayout {
   int64_t sizes[kMaxLoopDims];
   int64_t strides[N][kMaxLoopDims];  // bytes
   char* base[N];
-  // The CUDA simulator checks these against the launch's device (src/cuda/launch.cuh).
+  // The CUDA simulator checks these against the launch's device
+  // (src/cuda_sim/backend/device_launch.cuh).
   template <typename F>
   void visit_pointers(F&& f) const {
     for (int k = 0; k < N; ++k) f(static_cast<const void*>(base[k]));

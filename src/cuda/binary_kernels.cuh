@@ -5,8 +5,8 @@
 #include "core/functors.h"
 #include "cuda/binary_ops.h"
 #include "cuda/cuda_backend.h"
-#include "cuda/kernel_assert.cuh"
 #include "cuda/loop.cuh"
+#include "kernel_assert.cuh"  // src/cuda_nvcc or src/cuda_sim/backend, by CMake
 
 namespace ember::cuda::detail {
 

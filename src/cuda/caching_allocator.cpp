@@ -4,12 +4,10 @@
 #include <mutex>
 #include <vector>
 
-#include "cuda/cuda_internal.h"
-#if defined(EMBER_CUDA_SIM)
-#include "cuda_sim.h"
-#endif
 #include "cuda/cublas_workspace.h"
+#include "cuda/cuda_internal.h"
 #include "cuda/device_allocator.h"
+#include "cuda/simulator_hooks.h"
 #include "cuda_policy/caching_allocator.h"
 
 namespace ember::cuda {
@@ -40,14 +38,11 @@ class CudaRawDevice final : public cuda_policy::RawDevice {
   size_t total_memory() override { return mem_get_info(device_).second; }
   size_t free_memory() override { return mem_get_info(device_).first; }
   int index() const override { return device_; }
-#if defined(EMBER_CUDA_SIM)
-  void on_block_allocated(void* p, size_t n) override {
-    cuda_sim::note_block_allocated(p, n);
-  }
+  // For the simulator's poison and use-after-free reports; a GPU build ignores them.
+  void on_block_allocated(void* p, size_t n) override { detail::note_block_allocated(p, n); }
   void on_block_freed(void* p, size_t n, cuda_policy::StreamId s) override {
-    cuda_sim::note_block_freed(p, n, reinterpret_cast<cudaStream_t>(s));
+    detail::note_block_freed(p, n, reinterpret_cast<cudaStream_t>(s));
   }
-#endif
 
  private:
   int device_;

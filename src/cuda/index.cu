@@ -6,8 +6,8 @@
 #include "core/tensor_factory.h"
 #include "cuda/atomic.cuh"
 #include "cuda/cuda_backend.h"
-#include "cuda/kernel_assert.cuh"
 #include "cuda/loop.cuh"
+#include "kernel_assert.cuh"  // src/cuda_nvcc or src/cuda_sim/backend, by CMake
 
 namespace ember::cuda {
 namespace {

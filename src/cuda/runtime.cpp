@@ -89,13 +89,6 @@ int resolve_device(int device) {
 bool is_available() {
   return availability().count > 0;
 }
-bool is_simulated() {
-#if defined(EMBER_CUDA_SIM)
-  return true;
-#else
-  return false;
-#endif
-}
 int device_count() {
   return availability().count;
 }

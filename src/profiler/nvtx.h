@@ -1,6 +1,7 @@
 #pragma once
-// NVTX ranges (Nsight Systems shows the profiler's names): src/cuda/nvtx.cpp on real CUDA
-// builds; nothing on the simulator and without CUDA (src/cuda_stub/nvtx.cpp).
+// NVTX ranges (Nsight Systems shows the profiler's names): src/cuda_nvcc/nvtx.cpp on real CUDA
+// builds; nothing on the simulator (src/cuda_sim/backend/nvtx.cpp) and without CUDA
+// (src/cuda_stub/nvtx.cpp).
 namespace ember::profiler::detail {
 
 void nvtx_range_push(const char* name);

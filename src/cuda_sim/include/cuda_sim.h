@@ -1,6 +1,7 @@
 #pragma once
-// The simulator's own API beyond CUDA's: kernel launches (used by src/cuda/launch.cuh), hooks
-// for a caching allocator, and what a program or test may ask of it.
+// The simulator's own API beyond CUDA's: kernel launches (used by launch_kernel, through
+// src/cuda_sim/backend/device_launch.cuh), hooks for a caching allocator, and what a program or
+// test may ask of it.
 #include <functional>
 #include <string>
 #include <vector>

@@ -118,8 +118,62 @@ struct Staged {
   Tensor user;
   Tensor host;
   explicit Staged(const Tensor& t) : user(t), host(t.is_cuda() ? t.to(kCPU) : t) {}
+  Staged(const Tensor& t, Tensor host_copy) : user(t), host(std::move(host_copy)) {}
   void write_back() {
     if (!user.is_same(host)) user.copy_(host);
+  }
+};
+
+// The host tensors of one collective, taken when it is issued. Each way of taking them first
+// checks that Gloo has the dtype (TypeError naming `op` otherwise).
+struct Staging {
+  std::shared_ptr<Staged> input, output;
+  bool write_back = true;  // whether the output's host copy goes back to the user's tensor
+
+  // One tensor that Gloo reads and writes (all_reduce, broadcast).
+  static Staging in_place(const Tensor& t, const char* op) {
+    dispatch_dtype(t.dtype(), op, [](auto) {});
+    auto staged = std::make_shared<Staged>(t);
+    return {staged, staged};
+  }
+  // An input that Gloo reads and an output that it writes (all_gather).
+  static Staging between(const Tensor& input, const Tensor& output, const char* op) {
+    dispatch_dtype(input.dtype(), op, [](auto) {});
+    auto in = std::make_shared<Staged>(input);
+    return {in, std::make_shared<Staged>(output)};
+  }
+  // A private host copy of the input in `dtype`, for an algorithm that works in place on its
+  // input (reduce_scatter), and an output.
+  static Staging private_input(const Tensor& input, ScalarType dtype, const Tensor& output,
+                               const char* op) {
+    dispatch_dtype(input.dtype(), op, [](auto) {});
+    auto in = std::make_shared<Staged>(
+        input, input.to(kCPU, dtype, /*non_blocking=*/false, /*copy=*/true));
+    return {in, std::make_shared<Staged>(output)};
+  }
+};
+
+// Gloo's view of a host tensor: its elements as T*, and how many there are.
+template <typename T>
+T* elements(const Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+size_t element_count(const Tensor& t) {
+  return static_cast<size_t>(t.numel());
+}
+
+// One collective on the worker thread: its Gloo tag and timeout, and its host tensors (the same
+// one for in-place collectives).
+struct GlooCall {
+  uint32_t tag;
+  std::chrono::milliseconds timeout;
+  Tensor& input;
+  Tensor& output;
+  // Gives Gloo's options for this call its tag and timeout.
+  template <typename GlooOptions>
+  void configure(GlooOptions& o) const {
+    o.setTag(tag);
+    o.setTimeout(timeout);
   }
 };
 
@@ -459,6 +513,23 @@ struct ProcessGroupGloo::Impl {
     return t.count() > 0 ? t : options.timeout;
   }
 
+  // The sequence every collective with tensors shares, after its own checks and the staging of
+  // its tensors: queues it (numbered, under `signature`); on the worker, `run(call)` makes the
+  // Gloo call unless there is nothing to move, then the output goes back to the user's tensor.
+  template <typename Run>
+  std::shared_ptr<Work> collective(const char* op, Staging staging,
+                                   std::chrono::milliseconds timeout, std::string signature,
+                                   Run run) {
+    timeout = timeout_of(timeout);
+    Tensor result = staging.output->user;
+    return enqueue(op, {result}, timeout, std::move(signature),
+                   [staging, timeout, run = std::move(run)](uint32_t tag) {
+                     if (staging.input->host.numel() == 0) return;
+                     run(GlooCall{tag, timeout, staging.input->host, staging.output->host});
+                     if (staging.write_back) staging.output->write_back();
+                   });
+  }
+
   // Queues `body(tag)` and returns its Work; `signature` says what the collective is (its tag
   // derives from it). Backend errors become DistBackendError naming the cause; the group then
   // refuses further work with the same explanation.
@@ -588,28 +659,21 @@ std::shared_ptr<Work> ProcessGroupGloo::allreduce(std::vector<Tensor>& tensors,
   Tensor t = single_tensor(tensors, op);
   check_collective_tensor(t, op);
   check_reduce_dtype(t, opts.reduceOp, op);
-  dispatch_dtype(t.dtype(), op, [](auto) {});
-  auto timeout = impl_->timeout_of(opts.timeout);
-  auto staged = std::make_shared<Staged>(t);
   Impl* impl = impl_.get();
-  return impl_->enqueue(op, {t}, timeout, signature_of(op, t, reduce_op_name(opts.reduceOp)),
-                        [impl, staged, opts, timeout](uint32_t tag) {
-                          Tensor& h = staged->host;
-                          if (h.numel() == 0) return;
-                          gloo::AllreduceOptions o(impl->context);
-                          dispatch_dtype(h.dtype(), "all_reduce", [&](auto tt) {
-                            using T = typename decltype(tt)::type;
-                            o.setOutput<T>(static_cast<T*>(h.data_ptr()),
-                                           static_cast<size_t>(h.numel()));
-                            o.setReduceFunction(combine3_for<T>(opts.reduceOp));
-                          });
-                          o.setTag(tag);
-                          o.setTimeout(timeout);
-                          o.setMaxSegmentSize(impl->options.allreduce_segment_bytes);
-                          gloo::allreduce(o);
-                          if (opts.reduceOp == ReduceOp::AVG) h.div_(impl->size);
-                          staged->write_back();
-                        });
+  auto run = [impl, opts](const GlooCall& call) {
+    gloo::AllreduceOptions o(impl->context);
+    dispatch_dtype(call.output.dtype(), "all_reduce", [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      o.setOutput<T>(elements<T>(call.output), element_count(call.output));
+      o.setReduceFunction(combine3_for<T>(opts.reduceOp));
+    });
+    call.configure(o);
+    o.setMaxSegmentSize(impl->options.allreduce_segment_bytes);
+    gloo::allreduce(o);
+    if (opts.reduceOp == ReduceOp::AVG) call.output.div_(impl->size);
+  };
+  return impl_->collective(op, Staging::in_place(t, op), opts.timeout,
+                           signature_of(op, t, reduce_op_name(opts.reduceOp)), run);
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::broadcast(std::vector<Tensor>& tensors,
@@ -619,26 +683,21 @@ std::shared_ptr<Work> ProcessGroupGloo::broadcast(std::vector<Tensor>& tensors,
   check_collective_tensor(t, op);
   EMBER_CHECK(opts.rootRank >= 0 && opts.rootRank < getSize(), ValueError, op, ": source rank ",
               opts.rootRank, " is out of range for a group of size ", getSize());
-  dispatch_dtype(t.dtype(), op, [](auto) {});
-  auto timeout = impl_->timeout_of(opts.timeout);
-  auto staged = std::make_shared<Staged>(t);
+  Staging staging = Staging::in_place(t, op);
+  staging.write_back = getRank() != opts.rootRank;  // the root's tensor is only read
   Impl* impl = impl_.get();
-  return impl_->enqueue(
-      op, {t}, timeout, signature_of(op, t, detail::str_cat("root ", opts.rootRank)),
-      [impl, staged, opts, timeout](uint32_t tag) {
-        Tensor& h = staged->host;
-        if (h.numel() == 0) return;
-        gloo::BroadcastOptions o(impl->context);
-        dispatch_dtype(h.dtype(), "broadcast", [&](auto tt) {
-          using T = typename decltype(tt)::type;
-          o.setOutput<T>(static_cast<T*>(h.data_ptr()), static_cast<size_t>(h.numel()));
-        });
-        o.setRoot(static_cast<int>(opts.rootRank));
-        o.setTag(tag);
-        o.setTimeout(timeout);
-        gloo::broadcast(o);
-        if (impl->rank != opts.rootRank) staged->write_back();
-      });
+  auto run = [impl, opts](const GlooCall& call) {
+    gloo::BroadcastOptions o(impl->context);
+    dispatch_dtype(call.output.dtype(), "broadcast", [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      o.setOutput<T>(elements<T>(call.output), element_count(call.output));
+    });
+    o.setRoot(static_cast<int>(opts.rootRank));
+    call.configure(o);
+    gloo::broadcast(o);
+  };
+  return impl_->collective(op, std::move(staging), opts.timeout,
+                           signature_of(op, t, detail::str_cat("root ", opts.rootRank)), run);
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::_allgather_base(Tensor& output, Tensor& input,
@@ -650,29 +709,21 @@ std::shared_ptr<Work> ProcessGroupGloo::_allgather_base(Tensor& output, Tensor& 
               ValueError, op, ": the output must hold world_size (", getSize(),
               ") times the input's elements of its dtype (", to_string(input.dtype()), " ",
               input.sizes(), "), got ", to_string(output.dtype()), " ", output.sizes());
-  dispatch_dtype(input.dtype(), op, [](auto) {});
-  auto timeout = impl_->timeout_of(opts.timeout);
-  auto in = std::make_shared<Staged>(input);
-  auto out = std::make_shared<Staged>(output);
   Impl* impl = impl_.get();
-  return impl_->enqueue(op, {output}, timeout,
-                        detail::str_cat(op, "(", dtype_name(input.dtype()), ", ", input.numel(),
-                                        " elements per rank)"),
-                        [impl, in, out, timeout](uint32_t tag) {
-                          if (in->host.numel() == 0) return;
-                          gloo::AllgatherOptions o(impl->context);
-                          dispatch_dtype(in->host.dtype(), "all_gather", [&](auto tt) {
-                            using T = typename decltype(tt)::type;
-                            o.setInput<T>(static_cast<T*>(in->host.data_ptr()),
-                                          static_cast<size_t>(in->host.numel()));
-                            o.setOutput<T>(static_cast<T*>(out->host.data_ptr()),
-                                           static_cast<size_t>(out->host.numel()));
-                          });
-                          o.setTag(tag);
-                          o.setTimeout(timeout);
-                          gloo::allgather(o);
-                          out->write_back();
-                        });
+  auto run = [impl](const GlooCall& call) {
+    gloo::AllgatherOptions o(impl->context);
+    dispatch_dtype(call.input.dtype(), "all_gather", [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      o.setInput<T>(elements<T>(call.input), element_count(call.input));
+      o.setOutput<T>(elements<T>(call.output), element_count(call.output));
+    });
+    call.configure(o);
+    gloo::allgather(o);
+  };
+  return impl_->collective(op, Staging::between(input, output, op), opts.timeout,
+                           detail::str_cat(op, "(", dtype_name(input.dtype()), ", ", input.numel(),
+                                           " elements per rank)"),
+                           run);
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::allgather(std::vector<std::vector<Tensor>>& outputs,
@@ -720,8 +771,6 @@ std::shared_ptr<Work> ProcessGroupGloo::_reduce_scatter_base(Tensor& output, Ten
   EMBER_CHECK(input.numel() < (int64_t{1} << 31), ValueError, op,
               ": the Gloo backend reduces at most 2^31-1 elements per call, got ", input.numel());
   check_reduce_dtype(input, opts.reduceOp, op);
-  dispatch_dtype(input.dtype(), op, [](auto) {});
-  auto timeout = impl_->timeout_of(opts.timeout);
   // The algorithm works in place: reduce a private copy of the input. Bools travel as bytes
   // (or = max, and = min).
   ReduceOp reduce_op = opts.reduceOp;
@@ -731,49 +780,42 @@ std::shared_ptr<Work> ProcessGroupGloo::_reduce_scatter_base(Tensor& output, Ten
     reduce_op =
         (reduce_op == ReduceOp::SUM || reduce_op == ReduceOp::MAX) ? ReduceOp::MAX : ReduceOp::MIN;
   }
-  auto buffer =
-      std::make_shared<Tensor>(input.to(kCPU, work_dtype, /*non_blocking=*/false, /*copy=*/true));
-  auto out = std::make_shared<Staged>(output);
   Impl* impl = impl_.get();
-  return impl_->enqueue(
-      op, {output}, timeout, signature_of(op, input, reduce_op_name(opts.reduceOp)),
-      [impl, buffer, out, opts, reduce_op, timeout](uint32_t tag) {
-        const int64_t n = out->host.numel();
-        if (n == 0) return;
-        // The halving-doubling algorithm sends through buffers on slots of its own (not the
-        // tag), so calls that differ would meet there: a barrier on the tag first lets only
-        // matching calls through.
-        gloo::BarrierOptions match(impl->context);
-        match.setTag(tag);
-        match.setTimeout(timeout);
-        gloo::barrier(match);
-        dispatch_dtype(buffer->dtype(), "reduce_scatter", [&](auto tt) {
-          using T = typename decltype(tt)::type;
-          if constexpr (std::is_same_v<T, bool>) {
-            throw Error("reduce_scatter: bool tensors are reduced as bytes");  // not reached
-          } else {
-            T* p = static_cast<T*>(buffer->data_ptr());
-            std::vector<int> counts(static_cast<size_t>(impl->size), static_cast<int>(n));
-            gloo::ReduceScatterHalvingDoubling<T> algorithm(impl->context, {p},
-                                                            static_cast<int>(buffer->numel()),
-                                                            counts, reduction_for<T>(reduce_op));
-            algorithm.run();
-          }
-        });
-        // The halving-doubling algorithm returns without waiting for its last notification sends,
-        // which Gloo may still hold in its queue: a rank that exits right after the op would cut
-        // its peers off mid-operation ("connection closed by peer", seen once in CI with three
-        // ranks). A barrier's messages queue behind them on the same connections and the barrier
-        // waits for its own sends, so the op completes only once its messages have left.
-        gloo::BarrierOptions flush(impl->context);
-        flush.setTag(tag);
-        flush.setTimeout(timeout);
-        gloo::barrier(flush);
-        // This rank's block now sits at the start of the buffer.
-        out->host.copy_(buffer->slice(0, 0, n).view(out->host.sizes()));
-        if (opts.reduceOp == ReduceOp::AVG) out->host.div_(impl->size);
-        out->write_back();
-      });
+  auto run = [impl, opts, reduce_op](const GlooCall& call) {
+    Tensor& buffer = call.input;
+    const int64_t n = call.output.numel();
+    // The halving-doubling algorithm sends through buffers on slots of its own (not the tag), so
+    // calls that differ would meet there: a barrier on the tag first lets only matching calls
+    // through.
+    gloo::BarrierOptions match(impl->context);
+    call.configure(match);
+    gloo::barrier(match);
+    dispatch_dtype(buffer.dtype(), "reduce_scatter", [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      if constexpr (std::is_same_v<T, bool>) {
+        throw Error("reduce_scatter: bool tensors are reduced as bytes");  // not reached
+      } else {
+        std::vector<int> counts(static_cast<size_t>(impl->size), static_cast<int>(n));
+        gloo::ReduceScatterHalvingDoubling<T> algorithm(impl->context, {elements<T>(buffer)},
+                                                        static_cast<int>(buffer.numel()), counts,
+                                                        reduction_for<T>(reduce_op));
+        algorithm.run();
+      }
+    });
+    // The halving-doubling algorithm returns without waiting for its last notification sends,
+    // which Gloo may still hold in its queue: a rank that exits right after the op would cut its
+    // peers off mid-operation ("connection closed by peer", seen once in CI with three ranks). A
+    // barrier's messages queue behind them on the same connections and the barrier waits for its
+    // own sends, so the op completes only once its messages have left.
+    gloo::BarrierOptions flush(impl->context);
+    call.configure(flush);
+    gloo::barrier(flush);
+    // This rank's block now sits at the start of the buffer.
+    call.output.copy_(buffer.slice(0, 0, n).view(call.output.sizes()));
+    if (opts.reduceOp == ReduceOp::AVG) call.output.div_(impl->size);
+  };
+  return impl_->collective(op, Staging::private_input(input, work_dtype, output, op), opts.timeout,
+                           signature_of(op, input, reduce_op_name(opts.reduceOp)), run);
 }
 
 std::shared_ptr<Work> ProcessGroupGloo::reduce_scatter(std::vector<Tensor>& outputs,

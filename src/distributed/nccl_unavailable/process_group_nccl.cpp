@@ -21,7 +21,8 @@ namespace {
         "backend, which stages CUDA tensors through host memory, or build with -DEMBER_CUDA=ON "
         "for real GPUs");
   }
-#if defined(EMBER_WITH_CUDA) && !defined(EMBER_CUDA_SIM)
+  // Simulated devices said so above; EMBER_WITH_CUDA is also defined on those builds.
+#if defined(EMBER_WITH_CUDA)
   throw NotImplementedError(
       "the NCCL backend is not in this Ember: it was built with CUDA but NCCL (libnccl and "
       "nccl.h) was not found at configure time (set EMBER_NCCL_LIBRARY and "

@@ -1,18 +1,24 @@
-// See raw_kernel_sim.h.
-#include "cuda/raw_kernel_sim.h"
+// RawKernel's code on simulated devices (EMBER_CUDA=SIM): there is no PTX to run, so the
+// kernel's CUDA C++ source is compiled by the host compiler against the simulator's device header
+// (cuda_sim_device.h: threadIdx, __syncthreads, shuffles, atomics) into a cached shared object,
+// with a generated entry point that unpacks the argument array as cudaLaunchKernel's kernel would
+// receive it. Launches then run on the simulator's kernel engine like Ember's own kernels; ptx()
+// says it needs a real CUDA build.
+#include "cuda/raw_kernel_code.h"
 
-#if defined(EMBER_CUDA_SIM)
 #include <dlfcn.h>
 
 #include <memory>
 #include <mutex>
 #include <regex>
+#include <type_traits>
 
+#include "cuda/cuda_internal.h"
 #include "cuda_sim.h"
 #include "ember/error.h"
 #include "extension/shared_object_build.h"
 
-namespace ember::cuda::sim_kernel {
+namespace ember::cuda::detail {
 namespace {
 
 std::string dir_of(const std::string& p) {
@@ -91,10 +97,16 @@ extern "C" __attribute__((visibility("default"))) std::size_t ember_raw_kernel_p
 )";
 }
 
-}  // namespace
+struct HostKernel {
+  void (*invoke)(void* const* args) = nullptr;  // calls the kernel with *args[i] as parameter i
+  std::vector<size_t> param_sizes;              // sizeof each parameter, to check the arguments
+};
 
-HostKernel compile(const std::string& source, const std::string& name,
-                   const std::vector<std::string>& options, bool* compiled) {
+// Compiles (or takes from the on-disk cache) `name` from `source`; *compiled says whether the
+// compiler ran. Compile errors throw ember::Error with the compiler's log, lines counted in
+// `source`.
+HostKernel build_host_kernel(const std::string& source, const std::string& name,
+                             const std::vector<std::string>& options, bool* compiled) {
   using ::ember::detail::shell_quote;
   Dl_info info{};
   dladdr(reinterpret_cast<void*>(&::cuda_sim::launch), &info);
@@ -126,9 +138,11 @@ HostKernel compile(const std::string& source, const std::string& name,
   return k;
 }
 
-void launch(const HostKernel& kernel, const std::string& name, KernelDim grid, KernelDim block,
-            size_t shared_mem, cudaStream_t stream, std::vector<uint64_t> values,
-            std::vector<const void*> pointers) {
+// Queues one launch on `stream`. `values` holds argument i in values[i] (as the C type of the
+// KernelArg); `pointers` are the tensor arguments' data, checked by the simulator.
+void queue_launch(const HostKernel& kernel, const std::string& name, KernelDim grid,
+                  KernelDim block, size_t shared_mem, cudaStream_t stream,
+                  std::vector<uint64_t> values, std::vector<const void*> pointers) {
   // The arguments live as long as the queued launch; every GPU thread reads the same array.
   struct Arguments {
     std::vector<uint64_t> values;
@@ -154,5 +168,66 @@ void launch(const HostKernel& kernel, const std::string& name, KernelDim grid, K
               ") failed: ", cudaGetErrorString(err));
 }
 
-}  // namespace ember::cuda::sim_kernel
-#endif
+class HostKernelCode final : public RawKernelCode {
+ public:
+  HostKernelCode(std::string source, std::string name, RawKernelOptions options)
+      : source_(std::move(source)), name_(std::move(name)), options_(std::move(options)) {}
+
+  std::string ptx(int) override {
+    throw NotImplementedError("RawKernel '" + name_ +
+                              "': simulated CUDA devices (EMBER_CUDA=SIM) have no PTX (launches "
+                              "run the source compiled for the host); NVRTC needs a real CUDA "
+                              "build (-DEMBER_CUDA=ON)");
+  }
+
+  void launch(int device, KernelDim grid, KernelDim block, size_t shared_mem,
+              const std::vector<KernelArg>& args, std::vector<uint64_t> values) override {
+    const HostKernel* host = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!host_kernel_) {
+        bool ran = false;
+        host_kernel_ = std::make_unique<HostKernel>(
+            build_host_kernel(source_, name_, options_.compile_options, &ran));
+        if (ran) count_raw_kernel_compilation();
+      }
+      host = host_kernel_.get();
+    }
+    // The simulator knows the parameters' sizes (a GPU would read garbage): say which differs.
+    EMBER_CHECK(host->param_sizes.size() == args.size(), ValueError, "RawKernel '", name_,
+                "' takes ", host->param_sizes.size(), " arguments, got ", args.size());
+    std::vector<const void*> tensor_pointers;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const size_t given = std::visit(
+          [](const auto& v) {
+            using V = std::decay_t<decltype(v)>;
+            return std::is_same_v<V, Tensor> ? sizeof(void*) : sizeof(V);
+          },
+          args[i]);
+      EMBER_CHECK(given == host->param_sizes[i], TypeError, "RawKernel '", name_, "': argument ", i,
+                  " has ", given, " bytes but the kernel's parameter ", i, " has ",
+                  host->param_sizes[i], " (pass the C type the kernel declares, e.g. ",
+                  "int32_t for int)");
+      if (std::holds_alternative<Tensor>(args[i])) {
+        tensor_pointers.push_back(std::get<Tensor>(args[i]).data_ptr());
+      }
+    }
+    queue_launch(*host, name_, grid, block, shared_mem, current_cuda_stream(device),
+                 std::move(values), std::move(tensor_pointers));
+  }
+
+ private:
+  const std::string source_, name_;
+  const RawKernelOptions options_;
+  std::mutex mutex_;
+  std::unique_ptr<HostKernel> host_kernel_;  // built on first launch
+};
+
+}  // namespace
+
+std::unique_ptr<RawKernelCode> make_raw_kernel_code(std::string source, std::string name,
+                                                    RawKernelOptions options) {
+  return std::make_unique<HostKernelCode>(std::move(source), std::move(name), std::move(options));
+}
+
+}  // namespace ember::cuda::detail
