@@ -27,9 +27,6 @@ Tensor round(const Tensor& a, int64_t decimals) {
   return decimals > 0 ? round(a * ten_pow) / ten_pow : round(a / ten_pow) * ten_pow;
 }
 
-Tensor Tensor::round() const {
-  return ember::round(*this);
-}
 Tensor Tensor::round(int64_t decimals) const {
   return ember::round(*this, decimals);
 }
