@@ -50,14 +50,14 @@
 // EMBER_OP_IF(flag, ...) keeps its arguments when flag is 1 and drops them when it is 0, so a form
 // that does not exist is never named. A nanobind/pybind11 module binds every row as
 //
-//   #define BIND_UNARY(name, Prim, method, inplace)                                          \
-//     m.def(#name, static_cast<Tensor (*)(const Tensor&)>(&ember::name));                    \
+//   #define BIND_UNARY(name, Prim, method, inplace)
+//     m.def(#name, static_cast<Tensor (*)(const Tensor&)>(&ember::name));
 //     EMBER_OP_IF(method, cls.def(#name, static_cast<Tensor (Tensor::*)() const>(&Tensor::name));)
-//     \ EMBER_OP_IF(inplace, cls.def(#name "_", &Tensor::name##_);)
+//     EMBER_OP_IF(inplace, cls.def(#name "_", &Tensor::name##_);)
 //   EMBER_OP_TABLE_UNARY(BIND_UNARY)
 //   #undef BIND_UNARY
 //
-// and the binary rows alike, casting to `Tensor (*)(const Tensor&, const Tensor&)` and, under
+// (one logical line, continued with backslashes) and the binary rows alike, casting to `Tensor (*)(const Tensor&, const Tensor&)` and, under
 // EMBER_OP_IF(scalar, ...), `Tensor (*)(const Tensor&, const Scalar&)`. The Python name is the
 // row's name (PyTorch spells these ops as libtorch does). The irregular ops above are bound by
 // hand.
