@@ -856,6 +856,45 @@ TEST_P(BackendParity, Cuda) {
   }
 }
 
+// Meta tensors (shape and dtype, no data): every row gives the CPU result's sizes and dtype on
+// the meta device, and its gradients the inputs' shapes, without running a kernel. Rows whose
+// result's shape depends on the data raise NotImplementedError instead, by name.
+TEST_P(BackendParity, Meta) {
+  const OpRow& row = GetParam();
+  static const std::set<std::string> kDataDependent = {
+      "nonzero",         "nonzero_bool",          "index_mask",
+      "index_mask_rows", "index_put_mask_scalar", "where_condition_only",
+      "one_hot"};  // one_hot: classes = max + 1
+  std::vector<Tensor> inputs = make_inputs(row);
+  Tensor reference = row.fn(inputs);
+  std::vector<Tensor> metas = to_device(inputs, Device(kMeta), /*contiguous=*/true);
+  if (kDataDependent.count(row.name)) {
+    EXPECT_THROW(row.fn(metas), NotImplementedError) << row.name;
+    return;
+  }
+  Tensor out;
+  try {
+    out = row.fn(metas);
+  } catch (const std::exception& e) {
+    FAIL() << row.name << " on meta threw: " << e.what();
+  }
+  EXPECT_TRUE(out.is_meta()) << row.name;
+  EXPECT_EQ(out.sizes(), reference.sizes()) << row.name;
+  EXPECT_EQ(out.dtype(), reference.dtype()) << row.name;
+  if (!row.grad) return;
+  std::vector<Tensor> leaves;
+  for (const Tensor& m : metas) {
+    leaves.push_back(is_floating_point(m.scalar_type()) ? m.detach().requires_grad_(true) : m);
+  }
+  row.fn(leaves).sum().backward();
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (!leaves[i].requires_grad()) continue;
+    ASSERT_TRUE(leaves[i].grad().defined()) << row.name << " input " << i;
+    EXPECT_TRUE(leaves[i].grad().is_meta()) << row.name << " input " << i;
+    EXPECT_EQ(leaves[i].grad().sizes(), leaves[i].sizes()) << row.name << " input " << i;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Ops, BackendParity, ::testing::ValuesIn(rows()),
                          [](const ::testing::TestParamInfo<OpRow>& info) {
                            return std::string(info.param.name);

@@ -2,7 +2,11 @@
 // core issue lists. Values are checked against PyTorch where PyTorch defines them.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "ember/ember.h"
 #include "support/torch_oracle.h"
@@ -63,11 +67,92 @@ TEST(Device, RejectsIndicesBeyondDeviceIndex) {
   EXPECT_EQ(TensorOptions().device(kCUDA, 1).device(), Device("cuda:1"));
 }
 
+TEST(Device, MpsParsesButHoldsNoTensors) {
+  // libtorch parses "mps" (a device type without a backend in its CPU and CUDA builds).
+  const Device mps("mps");
+  EXPECT_EQ(mps.type(), kMPS);
+  EXPECT_TRUE(mps.is_mps());
+  EXPECT_FALSE(mps.is_cpu() || mps.is_cuda());
+  EXPECT_EQ(Device("mps:0").index(), 0);
+  std::ostringstream os;
+  os << mps << " " << Device("mps:0") << " " << kMPS;
+  EXPECT_EQ(os.str(), "mps mps:0 mps");
+  for (const auto& make : std::vector<std::function<Tensor()>>{
+           [&] { return zeros({2}, mps); }, [&] { return ones({2}).to(mps); },
+           [&] { return arange(3, TensorOptions().device(mps)); },
+           [&] {
+             static float data[2] = {1, 2};
+             return from_blob(data, {2}, TensorOptions().device(mps));
+           }}) {
+    try {
+      make();
+      ADD_FAILURE() << "a tensor was made on mps";
+    } catch (const DeviceError& e) {
+      EXPECT_NE(std::string(e.what()).find("Ember has no backend for device type 'mps'"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(Device, CudnnIsNeverAvailable) {
+  // libtorch's torch::cuda::cudnn_is_available(): Ember uses no cuDNN on any build.
+  EXPECT_FALSE(cuda::cudnn_is_available());
+}
+
 TEST(Dtype, NamesAndSizes) {
   EXPECT_EQ(element_size(kBFloat16), 2u);
   EXPECT_EQ(element_size(kInt64), 8u);
   EXPECT_STREQ(to_string(kFloat), "Float");
   EXPECT_STREQ(python_name(kBFloat16), "torch.bfloat16");
+}
+
+// t.dtype() is libtorch's TypeMeta: it prints the C++ type ("float") while t.scalar_type()
+// prints "Float", and it still compares, converts and switches as a ScalarType.
+TEST(Dtype, DtypeIsATypeMeta) {
+  const std::vector<std::pair<ScalarType, std::string>> names = {
+      {kFloat, "float"},        {kDouble, "double"},
+      {kHalf, "c10::Half"},     {kBFloat16, "c10::BFloat16"},
+      {kLong, "long int"},      {kInt, "int"},
+      {kShort, "short int"},    {kChar, "signed char"},
+      {kByte, "unsigned char"}, {kBool, "bool"}};
+  for (const auto& [st, name] : names) {
+    Tensor t = zeros({2}, st);
+    std::ostringstream os;
+    os << t.dtype() << "|" << t.scalar_type() << "|" << t.options().dtype();
+    EXPECT_EQ(os.str(), name + "|" + to_string(st) + "|" + name);
+    EXPECT_EQ(t.dtype().name(), name);
+    EXPECT_EQ(t.dtype().itemsize(), element_size(st));
+    EXPECT_TRUE(t.dtype() == st && st == t.dtype() && !(t.dtype() != st));
+    EXPECT_EQ(t.dtype(), zeros({1}, st).dtype());
+    EXPECT_EQ(t.dtype().toScalarType(), st);
+    const ScalarType converted = t.dtype();
+    EXPECT_EQ(converted, st);
+    EXPECT_EQ(zeros({1}, t.dtype()).scalar_type(), st);  // TensorOptions from a TypeMeta
+    EXPECT_EQ(ones({1}).to(t.dtype()).scalar_type(), st);
+  }
+  EXPECT_TRUE(TypeMeta::Make<float>() == kFloat);
+  EXPECT_TRUE(zeros({1}, kLong).dtype().Match<int64_t>());
+  EXPECT_FALSE(TypeMeta().isScalarType());
+  EXPECT_STREQ(TypeMeta().name(), "nullptr (uninitialized)");
+  int64_t size = 0;
+  switch (zeros({1}, kShort).dtype()) {
+    case kShort:
+      size = 2;
+      break;
+    default:
+      break;
+  }
+  EXPECT_EQ(size, 2);
+  // Ember's own messages keep PyTorch's ScalarType names, whichever the code passes.
+  try {
+    (void)zeros({2}, kInt).data_ptr<float>();
+    ADD_FAILURE() << "no error";
+  } catch (const TypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("called on a tensor of dtype Int"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(detail::str_cat(zeros({1}, kHalf).dtype()), "Half");
 }
 
 TEST(Dtype, HalfAndBFloat16RoundLikePyTorch) {

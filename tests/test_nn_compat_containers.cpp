@@ -92,8 +92,9 @@ TEST(NnCompatContainers, ModuleDictKeepsOrderAndRegistersItsModules) {
       std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>>{{"b", nn::Tanh().ptr()}});
   EXPECT_EQ(h.dict->keys(), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(printed(*h.dict),
-            "ModuleDict(\n  (a): Linear(in_features=1, out_features=1, bias=true)\n"
-            "  (b): Tanh()\n)");
+            "ember::nn::ModuleDict(\n"
+            "  (a): ember::nn::Linear(in_features=1, out_features=1, bias=true)\n"
+            "  (b): ember::nn::Tanh()\n)");
 }
 
 TEST(NnCompatContainers, ModuleDictClonesAndMovesToEveryDevice) {
@@ -148,7 +149,7 @@ TEST(NnCompatContainers, FunctionalInSequentialOnEveryDevice) {
   nn::Functional f(ember::softplus, 2.0, 10.0);
   Tensor x = randn({3});
   expect_close(f(x), ember::softplus(x, 2.0, 10.0), 0, 0, "bound arguments");
-  EXPECT_EQ(printed(*f), "Functional()");
+  EXPECT_EQ(printed(*f), "ember::nn::Functional()");
   EXPECT_TRUE(contains(error_of<ValueError>([] { nn::Functional(nn::FunctionalImpl::Function()); }),
                        "Functional: the function is empty"));
 }

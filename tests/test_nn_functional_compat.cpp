@@ -346,15 +346,15 @@ TEST(NnFunctionalCompat, ModulesPrintAsLibtorch) {
     os << *m;
     return os.str();
   };
-  EXPECT_EQ(str(nn::LeakyReLU()), "LeakyReLU(negative_slope=0.01)");
+  EXPECT_EQ(str(nn::LeakyReLU()), "ember::nn::LeakyReLU(negative_slope=0.01)");
   EXPECT_EQ(str(nn::LeakyReLU(nn::LeakyReLUOptions().inplace(true))),
-            "LeakyReLU(negative_slope=0.01, inplace=true)");
-  EXPECT_EQ(str(nn::ELU()), "ELU(alpha=1)");
-  EXPECT_EQ(str(nn::Softplus()), "Softplus(beta=1, threshold=20)");
-  EXPECT_EQ(str(nn::Hardtanh()), "Hardtanh(min_val=-1, max_val=1)");
-  EXPECT_EQ(str(nn::CosineSimilarity()), "CosineSimilarity(dim=1, eps=1e-08)");
-  EXPECT_EQ(str(nn::BCELoss()), "BCELoss()");
-  EXPECT_EQ(str(nn::KLDivLoss()), "KLDivLoss()");
+            "ember::nn::LeakyReLU(negative_slope=0.01, inplace=true)");
+  EXPECT_EQ(str(nn::ELU()), "ember::nn::ELU(alpha=1)");
+  EXPECT_EQ(str(nn::Softplus()), "ember::nn::Softplus(beta=1, threshold=20)");
+  EXPECT_EQ(str(nn::Hardtanh()), "ember::nn::Hardtanh(min_val=-1, max_val=1)");
+  EXPECT_EQ(str(nn::CosineSimilarity()), "ember::nn::CosineSimilarity(dim=1, eps=1e-08)");
+  EXPECT_EQ(str(nn::BCELoss()), "ember::nn::BCELoss()");
+  EXPECT_EQ(str(nn::KLDivLoss()), "ember::nn::KLDivLoss()");
 }
 
 TEST(NnFunctionalCompat, OneHotMatchesTorch) {

@@ -249,28 +249,31 @@ TEST(NnModule, LoadStateDictErrors) {
 TEST(NnModule, Printing) {
   auto seq = nn::Sequential(nn::Linear(784, 256), nn::ReLU(), nn::Dropout(0.2),
                             nn::Linear(nn::LinearOptions(256, 10).bias(false)));
+  // As libtorch prints them, with the namespace renamed (torch::nn:: -> ember::nn::).
   EXPECT_EQ(printed(*seq),
-            "Sequential(\n"
-            "  (0): Linear(in_features=784, out_features=256, bias=true)\n"
-            "  (1): ReLU()\n"
-            "  (2): Dropout(p=0.2, inplace=false)\n"
-            "  (3): Linear(in_features=256, out_features=10, bias=false)\n"
+            "ember::nn::Sequential(\n"
+            "  (0): ember::nn::Linear(in_features=784, out_features=256, bias=true)\n"
+            "  (1): ember::nn::ReLU()\n"
+            "  (2): ember::nn::Dropout(p=0.2, inplace=false)\n"
+            "  (3): ember::nn::Linear(in_features=256, out_features=10, bias=false)\n"
             ")");
+  // A user module prints its C++ class name in full, as libtorch's Module::name() gives it.
   auto net = std::make_shared<Net>();
   EXPECT_EQ(printed(*net),
-            "Net(\n"
-            "  (fc1): Linear(in_features=4, out_features=8, bias=true)\n"
-            "  (bn): BatchNorm1d(8, eps=1e-05, momentum=0.1, affine=true, "
+            "(anonymous namespace)::Net(\n"
+            "  (fc1): ember::nn::Linear(in_features=4, out_features=8, bias=true)\n"
+            "  (bn): ember::nn::BatchNorm1d(8, eps=1e-05, momentum=0.1, affine=true, "
             "track_running_stats=true)\n"
-            "  (head): Sequential(\n"
-            "    (0): ReLU()\n"
-            "    (1): Linear(in_features=8, out_features=3, bias=true)\n"
+            "  (head): ember::nn::Sequential(\n"
+            "    (0): ember::nn::ReLU()\n"
+            "    (1): ember::nn::Linear(in_features=8, out_features=3, bias=true)\n"
             "  )\n"
             ")");
   std::ostringstream os;
   os << nn::Conv2d(nn::Conv2dOptions(3, 16, 3).stride(2).padding(1).groups(1).bias(false));
   EXPECT_EQ(os.str(),
-            "Conv2d(3, 16, kernel_size=[3, 3], stride=[2, 2], padding=[1, 1], bias=false)");
+            "ember::nn::Conv2d(3, 16, kernel_size=[3, 3], stride=[2, 2], padding=[1, 1], "
+            "bias=false)");
   std::ostringstream more;
   more << *nn::MaxPool2d(2) << "|" << *nn::AvgPool2d(nn::AvgPool2dOptions(3).stride(2)) << "|"
        << *nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({7, 7})) << "|"
@@ -278,11 +281,18 @@ TEST(NnModule, Printing) {
        << *nn::Softmax(1) << "|" << *nn::Flatten() << "|" << *nn::GELU() << "|"
        << *nn::CrossEntropyLoss();
   EXPECT_EQ(more.str(),
-            "MaxPool2d(kernel_size=[2, 2], stride=[2, 2], padding=[0, 0], dilation=[1, 1], "
-            "ceil_mode=false)|AvgPool2d(kernel_size=[3, 3], stride=[2, 2], padding=[0, 0])|"
-            "AdaptiveAvgPool2d(output_size=[7, 7])|LayerNorm([10], eps=1e-05, "
-            "elementwise_affine=true)|Embedding(num_embeddings=10, embedding_dim=3)|"
-            "Softmax(dim=1)|Flatten(start_dim=1, end_dim=-1)|GELU()|CrossEntropyLoss()");
+            "ember::nn::MaxPool2d(kernel_size=[2, 2], stride=[2, 2], padding=[0, 0], "
+            "dilation=[1, 1], ceil_mode=false)|ember::nn::AvgPool2d(kernel_size=[3, 3], "
+            "stride=[2, 2], padding=[0, 0])|ember::nn::AdaptiveAvgPool2d(output_size=[7, 7])|"
+            "ember::nn::LayerNorm([10], eps=1e-05, elementwise_affine=true)|"
+            "ember::nn::Embedding(num_embeddings=10, embedding_dim=3)|ember::nn::Softmax(dim=1)|"
+            "ember::nn::Flatten(start_dim=1, end_dim=-1)|ember::nn::GELU()|"
+            "ember::nn::CrossEntropyLoss()");
+  // Error messages name a layer without the namespace.
+  EXPECT_TRUE(contains(error_of<ValueError>([] {
+                         nn::Linear(3, 2)(ones({2, 4}));
+                       }),
+                       "Linear(in_features=3, out_features=2, bias=true): expected input"));
 }
 
 TEST(NnModule, HolderStyle) {

@@ -291,13 +291,16 @@ TEST(NnRnn, PrintsAsLibtorch) {
     return os.str();
   };
   EXPECT_EQ(str(nn::LSTM(nn::LSTMOptions(4, 5).num_layers(2).bidirectional(true))),
-            "LSTM(input_size=4, hidden_size=5, num_layers=2, bias=true, batch_first=false, "
+            "ember::nn::LSTM(input_size=4, hidden_size=5, num_layers=2, bias=true, "
+            "batch_first=false, "
             "dropout=0, bidirectional=true)");
   EXPECT_EQ(str(nn::GRU(nn::GRUOptions(4, 5).dropout(0.25).batch_first(true))),
-            "GRU(input_size=4, hidden_size=5, num_layers=1, bias=true, batch_first=true, "
+            "ember::nn::GRU(input_size=4, hidden_size=5, num_layers=1, bias=true, "
+            "batch_first=true, "
             "dropout=0.25, bidirectional=false)");
-  EXPECT_EQ(str(nn::LSTMCell(4, 5)), "LSTMCell(4, 5)");
-  EXPECT_EQ(str(nn::GRUCell(nn::GRUCellOptions(4, 5).bias(false))), "GRUCell(4, 5, bias=false)");
+  EXPECT_EQ(str(nn::LSTMCell(4, 5)), "ember::nn::LSTMCell(4, 5)");
+  EXPECT_EQ(str(nn::GRUCell(nn::GRUCellOptions(4, 5).bias(false))),
+            "ember::nn::GRUCell(4, 5, bias=false)");
 }
 
 TEST(NnRnn, BadInputsNameTheShapes) {

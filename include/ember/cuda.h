@@ -30,6 +30,12 @@ EMBER_API int device_count();
 // Why is_available() is false: "Ember was built without CUDA", "no NVIDIA driver", "no CUDA
 // device"; empty when CUDA is available.
 EMBER_API std::string unavailable_reason();
+// libtorch's torch::cuda::cudnn_is_available(): always false. Ember does not link cuDNN; its
+// convolutions are im2col + cuBLAS GEMMs and its RNNs composed ops, on every build, so there is no
+// cuDNN to be available (code that checks it before using a GPU should check is_available()).
+inline bool cudnn_is_available() {
+  return false;
+}
 EMBER_API std::string get_device_name(int device = -1);
 EMBER_API DeviceProperties get_device_properties(int device = -1);
 EMBER_API int current_device();

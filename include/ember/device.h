@@ -11,9 +11,16 @@
 
 namespace ember {
 
-enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+// MPS (Apple's Metal) is a device type without a backend: Device("mps") parses and prints as in
+// libtorch, so code that only names it compiles and runs, but a tensor cannot live there
+// (DeviceError). The numbers are libtorch's.
+// Meta tensors have sizes, strides and a dtype but no storage: every op computes its result's
+// shape and dtype and runs no kernel (src/meta), as libtorch's kMeta.
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1, MPS = 13, Meta = 14 };
 constexpr DeviceType kCPU = DeviceType::CPU;
 constexpr DeviceType kCUDA = DeviceType::CUDA;
+constexpr DeviceType kMPS = DeviceType::MPS;
+constexpr DeviceType kMeta = DeviceType::Meta;
 using DeviceIndex = int8_t;
 
 EMBER_API std::string device_type_name(DeviceType type);
@@ -29,7 +36,8 @@ class EMBER_API Device {
                                              !std::is_same_v<I, DeviceIndex>,
                                          int> = 0>
   Device(DeviceType type, I index) : Device(type, narrow_index(index)) {}
-  // Parses "cpu", "cuda", "cuda:N"; throws ember::Error on anything else.
+  // Parses "cpu", "cuda", "cuda:N", "meta", "mps", "mps:N"; throws ember::DeviceError on anything
+  // else.
   Device(const std::string& spec);
   Device(const char* spec) : Device(std::string(spec)) {}
 
@@ -38,6 +46,8 @@ class EMBER_API Device {
   bool has_index() const noexcept { return index_ >= 0; }
   bool is_cpu() const noexcept { return type_ == DeviceType::CPU; }
   bool is_cuda() const noexcept { return type_ == DeviceType::CUDA; }
+  bool is_mps() const noexcept { return type_ == DeviceType::MPS; }
+  bool is_meta() const noexcept { return type_ == DeviceType::Meta; }
   void set_index(DeviceIndex index) { index_ = index; }
   std::string str() const;
 
@@ -60,6 +70,9 @@ class EMBER_API Device {
   DeviceType type_;
   DeviceIndex index_ = -1;
 };
+
+// Throws DeviceError unless tensors can live on `device`'s type (cpu, cuda and meta; not mps).
+EMBER_API void check_device_has_backend(const Device& device);
 
 EMBER_API std::ostream& operator<<(std::ostream& os, const Device& d);
 EMBER_API std::ostream& operator<<(std::ostream& os, DeviceType t);

@@ -60,11 +60,56 @@ constexpr bool is_integral(ScalarType t, bool include_bool = false) {
          (include_bool && t == kBool);
 }
 
-// libtorch's C++ name ("Float"), as printed by operator<<.
+// libtorch's ScalarType name ("Float"), as printed by operator<< and by t.scalar_type().
 EMBER_API const char* to_string(ScalarType t);
-// Python's name ("torch.float32"), as used when printing tensors.
+// Python's name ("torch.float32"), as Python's repr of a tensor writes it.
 EMBER_API const char* python_name(ScalarType t);
+// The C++ type a ScalarType stores, named as libtorch's caffe2::TypeMeta names it: "float",
+// "long int", "c10::Half" (libtorch's own types keep their c10:: names).
+EMBER_API const char* cpp_type_name(ScalarType t);
 EMBER_API std::ostream& operator<<(std::ostream& os, ScalarType t);
+
+// What Tensor::dtype() and TensorOptions::dtype() return: libtorch's caffe2::TypeMeta. It is a
+// ScalarType that prints as the C++ type it stores (`std::cout << t.dtype()` writes "float", as
+// libtorch does, while `t.scalar_type()` writes "Float"). It converts implicitly to ScalarType and
+// compares with it, so `t.dtype() == kFloat`, `switch (t.dtype())` and passing it where a
+// ScalarType is taken all work.
+class TypeMeta {
+ public:
+  // libtorch's default TypeMeta is its "uninitialized" type; so is Ember's.
+  constexpr TypeMeta() noexcept = default;
+  static constexpr TypeMeta fromScalarType(ScalarType t) noexcept { return TypeMeta(t); }
+  template <typename T>
+  static constexpr TypeMeta Make() noexcept;
+
+  constexpr ScalarType toScalarType() const noexcept { return type_; }
+  constexpr operator ScalarType() const noexcept { return type_; }
+  TypeMeta& operator=(ScalarType t) noexcept {
+    type_ = t;
+    return *this;
+  }
+  constexpr bool isScalarType() const noexcept { return type_ != ScalarType::NumTypes; }
+  constexpr bool isScalarType(ScalarType t) const noexcept { return type_ == t; }
+  template <typename T>
+  constexpr bool Match() const noexcept;
+  // "float", "long int", ...; "nullptr (uninitialized)" for a default-constructed TypeMeta.
+  const char* name() const noexcept {
+    return isScalarType() ? cpp_type_name(type_) : "nullptr (uninitialized)";
+  }
+  constexpr size_t itemsize() const noexcept { return isScalarType() ? element_size(type_) : 0; }
+
+  friend constexpr bool operator==(TypeMeta a, TypeMeta b) noexcept { return a.type_ == b.type_; }
+  friend constexpr bool operator!=(TypeMeta a, TypeMeta b) noexcept { return a.type_ != b.type_; }
+  friend constexpr bool operator==(TypeMeta a, ScalarType b) noexcept { return a.type_ == b; }
+  friend constexpr bool operator!=(TypeMeta a, ScalarType b) noexcept { return a.type_ != b; }
+  friend constexpr bool operator==(ScalarType a, TypeMeta b) noexcept { return a == b.type_; }
+  friend constexpr bool operator!=(ScalarType a, TypeMeta b) noexcept { return a != b.type_; }
+
+ private:
+  constexpr explicit TypeMeta(ScalarType t) noexcept : type_(t) {}
+  ScalarType type_ = ScalarType::NumTypes;
+};
+EMBER_API std::ostream& operator<<(std::ostream& os, TypeMeta t);
 
 // Promotion of two dtypes in the same category ladder (bool < integers < floats).
 EMBER_API ScalarType promote_types(ScalarType a, ScalarType b);
@@ -90,5 +135,14 @@ EMBER_CPP_TO_SCALAR(double, Double)
 EMBER_CPP_TO_SCALAR(bool, Bool)
 EMBER_CPP_TO_SCALAR(BFloat16, BFloat16)
 #undef EMBER_CPP_TO_SCALAR
+
+template <typename T>
+constexpr TypeMeta TypeMeta::Make() noexcept {
+  return TypeMeta(CppTypeToScalarType<T>::value);
+}
+template <typename T>
+constexpr bool TypeMeta::Match() const noexcept {
+  return type_ == CppTypeToScalarType<T>::value;
+}
 
 }  // namespace ember

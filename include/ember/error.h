@@ -1,5 +1,6 @@
 #pragma once
 // Exceptions thrown by Ember. Every bad input ends up here, never in abort().
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -42,11 +43,21 @@ class EMBER_API ZeroDivisionError : public Error {
   using Error::Error;
 };
 
+enum class ScalarType : int8_t;
+class TypeMeta;
+
 namespace detail {
+// Ember's messages name dtypes as PyTorch's do ("expected scalar type Float"), also when they are
+// given a t.dtype(), which prints libtorch's TypeMeta names ("float") elsewhere.
+EMBER_API ScalarType message_part(const TypeMeta& t);
+template <typename T>
+const T& message_part(const T& v) {
+  return v;
+}
 template <typename... Args>
 std::string str_cat(const Args&... args) {
   std::ostringstream os;
-  (os << ... << args);
+  (os << ... << message_part(args));
   return os.str();
 }
 }  // namespace detail

@@ -16,6 +16,7 @@ class TensorOptions {
   TensorOptions() = default;
   // Implicit, as in libtorch, so ember::zeros({2}, ember::kInt) and ember::randn({2}, device) work.
   TensorOptions(ScalarType dtype) : dtype_(dtype) {}
+  TensorOptions(TypeMeta dtype) : dtype_(dtype.toScalarType()) {}
   TensorOptions(Device device) : device_(device) {}
   TensorOptions(DeviceType type) : device_(Device(type)) {}
   TensorOptions(Layout) {}
@@ -25,6 +26,7 @@ class TensorOptions {
     o.dtype_ = d;
     return o;
   }
+  TensorOptions dtype(TypeMeta d) const { return dtype(d.toScalarType()); }
   TensorOptions dtype(std::optional<ScalarType> d) const {
     TensorOptions o = *this;
     o.dtype_ = d;
@@ -55,7 +57,10 @@ class TensorOptions {
   }
   TensorOptions layout(Layout) const { return *this; }
 
-  ScalarType dtype() const { return dtype_ ? *dtype_ : get_default_dtype(); }
+  // A TypeMeta as in libtorch (prints "float"); converts to ScalarType.
+  TypeMeta dtype() const {
+    return TypeMeta::fromScalarType(dtype_ ? *dtype_ : get_default_dtype());
+  }
   bool has_dtype() const { return dtype_.has_value(); }
   Device device() const { return device_ ? *device_ : Device(kCPU); }
   bool has_device() const { return device_.has_value(); }

@@ -64,12 +64,14 @@ class EMBER_API Tensor {
   int64_t dim() const { return checked()->dim(); }
   int64_t ndimension() const { return dim(); }
   int64_t numel() const { return checked()->numel(); }
-  ScalarType dtype() const { return checked()->dtype(); }
-  ScalarType scalar_type() const { return dtype(); }
+  // As libtorch: dtype() is a TypeMeta (prints "float"), scalar_type() a ScalarType ("Float").
+  TypeMeta dtype() const { return TypeMeta::fromScalarType(checked()->dtype()); }
+  ScalarType scalar_type() const { return checked()->dtype(); }
   Device device() const { return checked()->device(); }
-  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  TensorOptions options() const { return TensorOptions().dtype(scalar_type()).device(device()); }
   bool is_cuda() const { return device().is_cuda(); }
   bool is_cpu() const { return device().is_cpu(); }
+  bool is_meta() const { return device().is_meta(); }
   bool is_contiguous() const { return checked()->is_contiguous(); }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
   int64_t storage_offset() const { return checked()->storage_offset(); }
@@ -103,6 +105,9 @@ class EMBER_API Tensor {
   // ---- conversion and copies ----
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
   Tensor to(ScalarType dtype, bool non_blocking = false, bool copy = false) const;
+  Tensor to(TypeMeta dtype, bool non_blocking = false, bool copy = false) const {
+    return to(dtype.toScalarType(), non_blocking, copy);
+  }
   Tensor to(Device device, ScalarType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
   Tensor to(const Tensor& other, bool non_blocking = false, bool copy = false) const;
@@ -125,7 +130,7 @@ class EMBER_API Tensor {
   Tensor& fill_(const Scalar& value) const;
   Tensor& zero_() const;
   Tensor toType(ScalarType t) const { return to(t); }
-  Tensor type_as(const Tensor& o) const { return to(o.dtype()); }
+  Tensor type_as(const Tensor& o) const { return to(o.scalar_type()); }
   Tensor to_dense() const { return *this; }
   // Tells the caching allocator that this tensor's memory is in use on stream `stream_id`.
   void record_stream(const StreamRef& stream) const;
@@ -310,6 +315,7 @@ class EMBER_API Tensor {
   Tensor& operator/=(const Tensor& o) const { return div_(o); }
   Tensor& operator/=(const Scalar& o) const { return div_(o); }
 
+  // libtorch's type string: "CPUFloatType", "CUDALongType" ("UndefinedType" when undefined).
   std::string toString() const;
   // libtorch's print(): the type and the sizes, e.g. "[CPUFloatType [3, 3]]", on std::cerr.
   void print() const;
@@ -351,8 +357,23 @@ T* Tensor::data_ptr() const {
   return static_cast<T*>(data_ptr());
 }
 
-// Printing as Python's torch prints: tensor([[1., 2.]], dtype=torch.float64).
+// Printing as libtorch's C++ prints, digit for digit: the elements (a scale factor such as
+// "1e-05 *" above them where libtorch prints one, matrices split into "Columns 1 to 8" blocks at
+// `linesize` characters, higher dims as "(1,.,.) = " slices), then the type and the sizes:
+//    1.5000 -2.0000
+//    3.2500  4.0000
+//   [ CPUFloatType{2,2} ]
+// print(stream, t, linesize) is libtorch's at::print; print(t) writes to std::cout. Neither ends
+// with a newline. CUDA tensors are copied to the CPU to be printed (a synchronizing copy).
+EMBER_API std::ostream& print(std::ostream& stream, const Tensor& t, int64_t linesize);
+EMBER_API void print(const Tensor& t, int64_t linesize = 80);
 EMBER_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+namespace detail {
+// Python's repr of a tensor, as PyTorch's Python prints it (for the Python bindings):
+// tensor([[1., 2.]], dtype=torch.float64), `...` summaries above 1000 elements.
+EMBER_API std::string python_repr(const Tensor& t);
+}  // namespace detail
 
 }  // namespace ember
 

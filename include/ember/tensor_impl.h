@@ -51,7 +51,9 @@ class EMBER_API TensorImpl : public RefCounted {
   int64_t numel() const { return numel_; }
   int64_t storage_offset() const { return storage_offset_; }
   bool is_contiguous() const { return contiguous_; }
+  // Throws for a meta tensor, which has no data (as libtorch's data_ptr()).
   void* data() const {
+    if (storage_->data.device().is_meta()) throw_no_data();
     return static_cast<char*>(storage_->data.get()) + storage_offset_ * element_size(dtype_);
   }
   // Replaces sizes/strides (used by in-place metadata ops and by Module::to's in-place moves).
@@ -63,6 +65,7 @@ class EMBER_API TensorImpl : public RefCounted {
   void clear_autograd_meta();
 
  private:
+  [[noreturn]] void throw_no_data() const;
   void refresh();
   Ref<StorageImpl> storage_;
   int64_t storage_offset_ = 0;

@@ -108,6 +108,8 @@ class Backend {
 };
 
 EMBER_API Backend& cpu_backend();
+// Meta tensors: shapes without data; every kernel is skipped (src/meta).
+EMBER_API Backend& meta_backend();
 // Implemented by src/cuda (the real backend) or src/cuda_stub (throws, saying why).
 EMBER_API Backend& cuda_backend();
 // While a profile records: a wrapper of `b` that records every call as an op
@@ -119,8 +121,11 @@ inline Backend& observed(Backend& b) {
 }
 // One relaxed load when no audit or profile is open.
 inline Backend& backend_for(Device d) {
-  if (!audit::active()) return d.is_cuda() ? cuda_backend() : cpu_backend();
+  if (!audit::active()) {
+    return d.is_cuda() ? cuda_backend() : d.is_meta() ? meta_backend() : cpu_backend();
+  }
   if (d.is_cuda()) return recording_backend(cuda_backend());
+  if (d.is_meta()) return recording_backend(meta_backend());
   audit::record_cpu_op();  // for TransferAudit's "ops ran on the CPU"
   return recording_backend(cpu_backend());
 }

@@ -9,7 +9,25 @@
 namespace ember {
 
 std::string device_type_name(DeviceType type) {
-  return type == DeviceType::CUDA ? "cuda" : "cpu";
+  switch (type) {
+    case DeviceType::CPU:
+      return "cpu";
+    case DeviceType::CUDA:
+      return "cuda";
+    case DeviceType::MPS:
+      return "mps";
+    case DeviceType::Meta:
+      return "meta";
+  }
+  return "unknown";
+}
+
+void check_device_has_backend(const Device& device) {
+  if (device.is_cpu() || device.is_cuda() || device.is_meta()) return;
+  throw DeviceError(
+      detail::str_cat("Ember has no backend for device type '", device_type_name(device.type()),
+                      "': tensors live on 'cpu', 'cuda' or 'meta' (Device(\"", device,
+                      "\") is accepted, as in libtorch, only so that code naming it compiles)"));
 }
 
 Device::Device(DeviceType type, DeviceIndex index) : type_(type), index_(index) {
@@ -17,6 +35,8 @@ Device::Device(DeviceType type, DeviceIndex index) : type_(type), index_(index) 
               static_cast<int>(index));
   EMBER_CHECK(!(type == DeviceType::CPU && index > 0), DeviceError,
               "CPU device index must be -1 or zero, got ", static_cast<int>(index));
+  EMBER_CHECK(!(type == DeviceType::Meta && index > 0), DeviceError,
+              "meta device index must be -1 or zero, got ", static_cast<int>(index));
 }
 
 void Device::index_out_of_range(const std::string& index) {
@@ -42,13 +62,17 @@ Device::Device(const std::string& spec) {
     type_ = DeviceType::CPU;
   } else if (type == "cuda") {
     type_ = DeviceType::CUDA;
+  } else if (type == "mps") {
+    type_ = DeviceType::MPS;
+  } else if (type == "meta") {
+    type_ = DeviceType::Meta;
   } else {
     throw invalid();
   }
   if (!index.empty()) {
     int i = std::stoi(index);
     if (i > 127) throw invalid();
-    if (type_ == DeviceType::CPU && i != 0) throw invalid();
+    if ((type_ == DeviceType::CPU || type_ == DeviceType::Meta) && i != 0) throw invalid();
     index_ = static_cast<DeviceIndex>(i);
   }
 }

@@ -2,6 +2,7 @@
 #include "ember/dtype.h"
 
 #include <atomic>
+#include <type_traits>
 
 #include "ember/error.h"
 
@@ -22,9 +23,35 @@ const char* python_name(ScalarType t) {
   return (i >= 0 && i < static_cast<int>(ScalarType::NumTypes)) ? names[i] : "torch.undefined";
 }
 
+const char* cpp_type_name(ScalarType t) {
+  // The names GCC and Clang demangle libtorch's types to, as caffe2::TypeMeta prints them.
+  static_assert(std::is_same_v<int64_t, long> || std::is_same_v<int64_t, long long>);
+  static const char* names[] = {"unsigned char",
+                                "signed char",
+                                "short int",
+                                "int",
+                                std::is_same_v<int64_t, long> ? "long int" : "long long int",
+                                "c10::Half",
+                                "float",
+                                "double",
+                                "bool",
+                                "c10::BFloat16"};
+  int i = static_cast<int>(t);
+  return (i >= 0 && i < static_cast<int>(ScalarType::NumTypes)) ? names[i] : "Undefined";
+}
+
 std::ostream& operator<<(std::ostream& os, ScalarType t) {
   return os << to_string(t);
 }
+std::ostream& operator<<(std::ostream& os, TypeMeta t) {
+  return os << t.name();
+}
+
+namespace detail {
+ScalarType message_part(const TypeMeta& t) {
+  return t.toScalarType();
+}
+}  // namespace detail
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;

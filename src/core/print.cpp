@@ -1,304 +1,239 @@
-// Printing of tensors, character for character as Python's torch prints them (the rules of
-// torch/_tensor_str.py with its default options: precision 4, threshold 1000, edgeitems 3,
-// linewidth 80). CUDA tensors are copied to the CPU first, so they print the same way.
+// operator<< for tensors: libtorch's C++ layout, digit for digit. The rules below were read off
+// libtorch 1.13's output (tests/compat/print_*.cpp compare the two libraries' text exactly):
+//
+// - Every element is converted to double. One format is chosen per printed block (the whole of a
+//   1-D tensor, each matrix, each 2-D slice of a higher-dim tensor) from its finite values:
+//   integral values print in the stream's default float notation, others with 4 decimals, fixed
+//   or scientific, sometimes divided by a power of ten written above them ("1e-05 *").
+// - 0-dim tensors print their value in default notation, 1-D tensors one element per line,
+//   matrices row by row in blocks of as many columns as fit in `linesize` characters, higher dims
+//   as "(i,j,.,.) = " slices with the first index running fastest.
+// - The last line names the type and the sizes: "[ CPUFloatType{2,3} ]". No newline follows.
+//
+// The stream's own settings (showpos, fill, precision for integral values, a pending width) take
+// part as they do in libtorch, and are restored afterwards.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
+#include <iomanip>
 #include <iostream>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "core/device_audit.h"
-#include "core/dispatch.h"
 #include "ember/autograd.h"
 #include "ember/tensor.h"
 
 namespace ember {
 namespace {
 
-constexpr int kPrecision = 4;
-constexpr int64_t kThreshold = 1000;
-constexpr int64_t kEdgeItems = 3;
-constexpr int kLineWidth = 80;
+enum class Notation { Default, Fixed, Scientific };
 
-enum class Kind { Float, Int, Bool };
-
-// Strided element reads of a CPU tensor; offsets are in elements from data_ptr().
-class Elements {
- public:
-  explicit Elements(const Tensor& t)
-      : base_(static_cast<const char*>(t.data_ptr())), dtype_(t.dtype()), es_(t.element_size()) {}
-  double real(int64_t off) const {
-    double v = 0;
-    EMBER_DISPATCH_ALL(dtype_, "print", [&] {
-      v = static_cast<double>(static_cast<acc_t<scalar_t>>(load<scalar_t>(off)));
-    });
-    return v;
-  }
-  int64_t integer(int64_t off) const {
-    int64_t v = 0;
-    EMBER_DISPATCH_ALL(dtype_, "print", [&] {
-      if constexpr (std::is_integral_v<scalar_t>) v = static_cast<int64_t>(load<scalar_t>(off));
-    });
-    return v;
-  }
-  bool boolean(int64_t off) const { return load<bool>(off); }
-
- private:
-  template <typename T>
-  T load(int64_t off) const {
-    T v;
-    std::memcpy(&v, base_ + off * static_cast<int64_t>(es_), sizeof(T));
-    return v;
-  }
-  const char* base_;
-  ScalarType dtype_;
-  size_t es_;
+// How one block of values is written: each element in `width` characters, after dividing it by
+// `scale` (a power of ten, written above the block when it is not 1).
+struct BlockFormat {
+  Notation notation = Notation::Default;
+  double scale = 1;
+  int64_t width = 0;
 };
 
-std::string printf_double(const char* fmt, int width, double v) {
-  char buf[64];
-  int n = width > 0 ? std::snprintf(buf, sizeof buf, fmt, width, v)
-                    : std::snprintf(buf, sizeof buf, fmt, v);
-  if (n < static_cast<int>(sizeof buf)) return std::string(buf, n);
-  std::string big(n + 1, '\0');
-  width > 0 ? std::snprintf(big.data(), big.size(), fmt, width, v)
-            : std::snprintf(big.data(), big.size(), fmt, v);
-  big.resize(n);
-  return big;
+// The number of digits before the decimal point of |x| (1 for zero), as a double so that very
+// small values give negative counts: 123.4 -> 3, 0.05 -> -1.
+double digits_before_point(double magnitude) {
+  return magnitude == 0 ? 1 : std::floor(std::log10(magnitude)) + 1;
 }
 
-// Python spells non-finite floats "nan", "inf", "-inf" (never "-nan").
-std::string non_finite(double v) {
-  return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-}
-
-std::string fixed(double v, int digits) {
-  if (!std::isfinite(v)) return non_finite(v);
-  return printf_double(digits == 0 ? "%.0f" : "%.4f", 0, v);
-}
-std::string scientific(double v) {
-  if (!std::isfinite(v)) return non_finite(v);
-  return printf_double("%.4e", 0, v);
-}
-
-// torch._tensor_str._Formatter: picks one layout (integer-valued, fixed or scientific) and one
-// width for all elements from the values that will be shown.
-class Formatter {
- public:
-  Formatter(const Tensor& t, const Elements& el, const std::vector<int64_t>& shown) : el_(el) {
-    kind_ = is_floating_point(t.dtype()) ? Kind::Float
-            : t.dtype() == kBool         ? Kind::Bool
-                                         : Kind::Int;
-    if (kind_ != Kind::Float) {
-      for (int64_t off : shown) width_ = std::max(width_, text(off).size());
-      return;
-    }
-    std::vector<double> vals;
-    for (int64_t off : shown) {
-      double v = el_.real(off);
-      if (std::isfinite(v) && v != 0) vals.push_back(v);
-    }
-    if (vals.empty()) return;
-    double lo = std::abs(vals[0]), hi = lo;
-    for (double v : vals) {
-      lo = std::min(lo, std::abs(v));
-      hi = std::max(hi, std::abs(v));
-      if (v != std::ceil(v)) int_mode_ = false;
-    }
-    sci_ = hi / lo > 1000.0 || hi > 1.0e8 || (!int_mode_ && lo < 1.0e-4);
-    for (double v : vals) {
-      size_t w = sci_        ? scientific(v).size()
-                 : int_mode_ ? fixed(v, 0).size() + 1
-                             : fixed(v, 4).size();
-      width_ = std::max(width_, w);
+BlockFormat choose_format(const double* v, int64_t n) {
+  BlockFormat f;
+  bool integral = true;
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isfinite(v[i]) && v[i] != std::ceil(v[i])) {
+      integral = false;
+      break;
     }
   }
-
-  size_t width() const { return width_; }
-
-  // The element at `off`, right-aligned to the common width.
-  std::string format(int64_t off) const {
-    std::string s = text(off);
-    if (s.size() < width_) s.insert(0, width_ - s.size(), ' ');
-    return s;
-  }
-
- private:
-  std::string text(int64_t off) const {
-    if (kind_ == Kind::Bool) return el_.boolean(off) ? "True" : "False";
-    if (kind_ == Kind::Int) return std::to_string(el_.integer(off));
-    double v = el_.real(off);
-    if (sci_) return scientific(v);
-    if (int_mode_) return std::isfinite(v) ? fixed(v, 0) + "." : non_finite(v);
-    return fixed(v, kPrecision);
-  }
-
-  const Elements& el_;
-  Kind kind_;
-  bool int_mode_ = true;
-  bool sci_ = false;
-  size_t width_ = 1;
-};
-
-// Indices kept along a dim of size n: all, or the first and last kEdgeItems when summarising.
-template <typename F>
-void for_shown(int64_t n, bool summarize, F&& f) {
-  if (summarize && n > 2 * kEdgeItems) {
-    for (int64_t i = 0; i < kEdgeItems; ++i) f(i);
-    for (int64_t i = n - kEdgeItems; i < n; ++i) f(i);
-  } else {
-    for (int64_t i = 0; i < n; ++i) f(i);
-  }
-}
-
-// Element offsets of what is printed (torch's get_summarized_data), in row-major order.
-void collect_shown(const Tensor& t, int64_t dim, int64_t off, bool summarize,
-                   std::vector<int64_t>& out) {
-  if (dim == t.dim()) {
-    out.push_back(off);
-    return;
-  }
-  int64_t stride = t.strides()[dim];
-  for_shown(t.sizes()[dim], summarize,
-            [&](int64_t i) { collect_shown(t, dim + 1, off + i * stride, summarize, out); });
-}
-
-std::string vector_str(const Tensor& t, const Formatter& f, int64_t off, int indent,
-                       bool summarize) {
-  int64_t n = t.sizes().back(), stride = t.strides().back();
-  int64_t element_length = static_cast<int64_t>(f.width()) + 2;
-  int64_t per_line = std::max<int64_t>(
-      1, static_cast<int64_t>(std::floor(static_cast<double>(kLineWidth - indent) /
-                                         static_cast<double>(element_length))));
-  std::vector<std::string> data;
-  if (summarize && n > 2 * kEdgeItems) {
-    for (int64_t i = 0; i < kEdgeItems; ++i) data.push_back(f.format(off + i * stride));
-    data.push_back(" ...");
-    for (int64_t i = n - kEdgeItems; i < n; ++i) data.push_back(f.format(off + i * stride));
-  } else {
-    for (int64_t i = 0; i < n; ++i) data.push_back(f.format(off + i * stride));
-  }
-  std::string s = "[";
-  for (size_t i = 0; i < data.size(); ++i) {
-    if (i > 0 && i % per_line == 0) {
-      s += ",\n";
-      s.append(indent + 1, ' ');
-    } else if (i > 0) {
-      s += ", ";
+  int64_t first = 0;
+  while (first < n && !std::isfinite(v[first])) ++first;
+  double low = 1, high = 1;  // digit counts of the smallest and largest magnitudes
+  if (first < n) {
+    double smallest = std::fabs(v[first]), largest = smallest;
+    for (int64_t i = first; i < n; ++i) {
+      if (!std::isfinite(v[i])) continue;
+      smallest = std::min(smallest, std::fabs(v[i]));
+      // libtorch compares the signed value here, so a negative element never widens the block
+      // (unless it comes first): {2.5, -1e10} prints -1e10 in full, fixed.
+      if (v[i] > largest) largest = std::fabs(v[i]);
     }
-    s += data[i];
+    low = digits_before_point(smallest);
+    high = digits_before_point(largest);
   }
-  return s + "]";
-}
-
-std::string tensor_str(const Tensor& t, const Formatter& f, int64_t dim, int64_t off, int indent,
-                       bool summarize) {
-  int64_t left = t.dim() - dim;
-  if (left == 0) return f.format(off);
-  if (left == 1) return vector_str(t, f, off, indent, summarize);
-  int64_t n = t.sizes()[dim], stride = t.strides()[dim];
-  std::string sep(",");
-  sep.append(left - 1, '\n').append(indent + 1, ' ');
-  std::string s = "[";
-  bool first = true;
-  auto add = [&](const std::string& part) {
-    if (!first) s += sep;
-    s += part;
-    first = false;
-  };
-  if (summarize && n > 2 * kEdgeItems) {
-    for (int64_t i = 0; i < kEdgeItems; ++i)
-      add(tensor_str(t, f, dim + 1, off + i * stride, indent + 1, summarize));
-    add("...");
-    for (int64_t i = n - kEdgeItems; i < n; ++i)
-      add(tensor_str(t, f, dim + 1, off + i * stride, indent + 1, summarize));
-  } else {
-    for (int64_t i = 0; i < n; ++i)
-      add(tensor_str(t, f, dim + 1, off + i * stride, indent + 1, summarize));
-  }
-  return s + "]";
-}
-
-// Python's str(tuple): (0, 3)
-std::string py_tuple(IntArrayRef sizes) {
-  std::string s = "(";
-  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
-  return s + (sizes.size() == 1 ? ",)" : ")");
-}
-
-std::string render(const Tensor& self) {
-  if (!self.defined()) return "[ Tensor (undefined) ]";
-  const std::string prefix = "tensor(";
-  const int indent = static_cast<int>(prefix.size());
-  std::vector<std::string> suffixes;
-  if (self.is_cuda()) suffixes.push_back("device='" + self.device().str() + "'");
-
-  ScalarType dt = self.dtype();
-  bool default_dtype = dt == get_default_dtype() || dt == kLong || dt == kBool;
-  std::string body;
-  if (self.numel() == 0) {
-    if (self.dim() != 1) suffixes.push_back("size=" + py_tuple(self.sizes()));
-    if (dt != get_default_dtype()) suffixes.push_back(std::string("dtype=") + python_name(dt));
-    body = "[]";
-  } else {
-    if (!default_dtype) suffixes.push_back(std::string("dtype=") + python_name(dt));
-    Tensor host;
-    {
-      NoGradGuard no_grad;
-      audit::SyncReason why("printing a CUDA tensor");
-      host = self.is_cpu() ? self : self.detach().cpu();
-    }
-    bool summarize = host.numel() > kThreshold;
-    Elements el(host);
-    std::vector<int64_t> shown;
-    collect_shown(host, 0, 0, summarize, shown);
-    Formatter f(host, el, shown);
-    body = tensor_str(host, f, 0, 0, indent, summarize);
-  }
-
-  if (auto fn = self.grad_fn()) {
-    suffixes.push_back("grad_fn=<" + fn->name() + ">");
-  } else if (self.requires_grad()) {
-    suffixes.push_back("requires_grad=True");
-  }
-
-  // torch._tensor_str._add_suffixes: a suffix moves to its own line when the line would pass 80.
-  std::string s = prefix + body;
-  size_t nl = s.rfind('\n');
-  int64_t last_line = static_cast<int64_t>(s.size()) -
-                      (nl == std::string::npos ? -1 : static_cast<int64_t>(nl)) + 1;
-  for (const std::string& suffix : suffixes) {
-    int64_t len = static_cast<int64_t>(suffix.size());
-    if (last_line + len + 2 > kLineWidth) {
-      s += ",\n";
-      s.append(indent, ' ').append(suffix);
-      last_line = indent + len;
+  if (integral) {
+    if (high > 9) {
+      f.notation = Notation::Scientific;
+      f.width = 11;
     } else {
-      s += ", " + suffix;
-      last_line += len + 2;
+      f.width = static_cast<int64_t>(high) + 1;
     }
+  } else if (high - low > 4) {
+    f.notation = Notation::Scientific;
+    f.width = (std::fabs(high) > 99 || std::fabs(low) > 99) ? 12 : 11;
+  } else if (high > 5 || high < 0) {
+    f.notation = Notation::Fixed;
+    f.width = 7;
+    f.scale = std::pow(10, high - 1);
+  } else {
+    f.notation = Notation::Fixed;
+    f.width = high == 0 ? 7 : static_cast<int64_t>(high) + 6;
   }
-  return s + ")";
+  return f;
+}
+
+// Sets the stream up for the elements of a block (the precision of integral values is the
+// stream's own, as in libtorch).
+void apply(std::ostream& os, const BlockFormat& f) {
+  switch (f.notation) {
+    case Notation::Default:
+      os << std::defaultfloat;
+      break;
+    case Notation::Fixed:
+      os << std::fixed << std::setprecision(4);
+      break;
+    case Notation::Scientific:
+      os << std::scientific << std::setprecision(4);
+      break;
+  }
+}
+
+// "1e-05 *" on its own line, in default notation whatever the block's notation is.
+void write_scale(std::ostream& os, const BlockFormat& f) {
+  const auto flags = os.flags();
+  os << std::defaultfloat << f.scale << " *\n";
+  os.flags(flags);
+}
+
+void indent(std::ostream& os, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) os << ' ';
+}
+
+// A contiguous double matrix [rows, cols] at `v`, every line starting with `ind` spaces. Columns
+// that do not fit in `linesize` go to further blocks headed "Columns a to b" (libtorch writes the
+// header and the block's first row on one line).
+void write_matrix(std::ostream& os, const double* v, int64_t rows, int64_t cols, int64_t linesize,
+                  int64_t ind) {
+  const BlockFormat f = choose_format(v, rows * cols);
+  apply(os, f);
+  const int64_t per_line = std::max<int64_t>(1, (linesize - ind) / (f.width + 1));
+  indent(os, ind);
+  for (int64_t first = 0; first < cols;) {
+    const int64_t last = std::min(first + per_line, cols) - 1;
+    if (per_line < cols) {
+      if (first != 0) os << '\n';
+      os << "Columns " << first + 1 << " to " << last + 1;
+      indent(os, ind);
+    }
+    if (f.scale != 1) {
+      write_scale(os, f);
+      indent(os, ind);
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = first; c <= last; ++c) {
+        os << std::setw(static_cast<int>(f.width)) << v[r * cols + c] / f.scale;
+        if (c != last) {
+          os << ' ';
+          continue;
+        }
+        os << '\n';
+        if (r != rows - 1) {
+          indent(os, ind);
+          if (f.scale != 1) os << ' ';  // libtorch's rows under a scale stand one space further in
+        }
+      }
+    }
+    first = last + 1;
+  }
+}
+
+// Dims >= 3: every matrix of the last two dims, indented by one, under "(i,j,.,.) = ", the
+// first index running fastest.
+void write_slices(std::ostream& os, const Tensor& host, int64_t linesize) {
+  const int64_t nd = host.dim();
+  const int64_t rows = host.size(nd - 2), cols = host.size(nd - 1);
+  const double* base = host.data_ptr<double>();
+  std::vector<int64_t> at(static_cast<size_t>(nd - 2), 0);
+  int64_t slices = 1;
+  for (int64_t d = 0; d < nd - 2; ++d) slices *= host.size(d);
+  for (int64_t k = 0; k < slices; ++k) {
+    if (k != 0) {
+      os << '\n';
+      for (int64_t d = 0; d < nd - 2; ++d) {  // the next index, first dim fastest
+        if (++at[d] < host.size(d)) break;
+        at[d] = 0;
+      }
+    }
+    int64_t offset = 0;
+    os << '(';
+    for (int64_t d = 0; d < nd - 2; ++d) {
+      offset += at[d] * host.stride(d);
+      os << at[d] + 1 << ',';
+    }
+    os << ".,.) = \n";
+    write_matrix(os, base + offset, rows, cols, linesize, 1);
+  }
 }
 
 }  // namespace
 
-std::string Tensor::toString() const {
-  return render(*this);
+std::ostream& print(std::ostream& stream, const Tensor& t, int64_t linesize) {
+  if (!t.defined()) return stream << "[ Tensor (undefined) ]";
+  std::ios saved(nullptr);
+  saved.copyfmt(stream);
+  Tensor host;
+  {
+    NoGradGuard no_grad;
+    audit::SyncReason why("printing a CUDA tensor");
+    host = t.detach().to(kCPU).to(kDouble).contiguous();
+  }
+  const double* v = host.data_ptr<double>();
+  if (host.dim() == 0) {
+    stream << std::defaultfloat << v[0] << '\n';
+  } else if (host.dim() == 1) {
+    if (host.numel() > 0) {
+      const BlockFormat f = choose_format(v, host.numel());
+      apply(stream, f);
+      if (f.scale != 1) write_scale(stream, f);
+      for (int64_t i = 0; i < host.numel(); ++i)
+        stream << std::setw(static_cast<int>(f.width)) << v[i] / f.scale << '\n';
+    }
+  } else if (host.dim() == 2) {
+    if (host.numel() > 0) write_matrix(stream, v, host.size(0), host.size(1), linesize, 0);
+  } else if (host.numel() > 0) {
+    write_slices(stream, host, linesize);
+  }
+  stream << "[ " << t.toString() << '{';
+  for (int64_t d = 0; d < t.dim(); ++d) stream << (d ? "," : "") << t.size(d);
+  stream << "} ]";
+  stream.copyfmt(saved);
+  return stream;
+}
+
+void print(const Tensor& t, int64_t linesize) {
+  print(std::cout, t, linesize);
 }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
-  return os << render(t);
+  return print(os, t, 80);
+}
+
+std::string Tensor::toString() const {
+  if (!defined()) return "UndefinedType";
+  return std::string(is_cuda()   ? "CUDA"
+                     : is_meta() ? "Meta"
+                                 : "CPU") +
+         to_string(scalar_type()) + "Type";
 }
 
 void Tensor::print() const {
-  // libtorch's format (its toString() names the type: CPUFloatType, CUDALongType).
   if (defined()) {
-    std::cerr << "[" << (is_cuda() ? "CUDA" : "CPU") << to_string(dtype()) << "Type " << sizes()
-              << "]" << std::endl;
+    std::cerr << "[" << toString() << " " << sizes() << "]" << std::endl;
   } else {
     std::cerr << "[UndefinedTensor]" << std::endl;
   }

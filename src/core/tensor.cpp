@@ -158,7 +158,9 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
   }
   EMBER_CHECK(lead >= 0, ValueError, "copy_: the source of shape ", src.sizes(),
               " cannot be broadcast to the destination shape ", sizes());
-  if (is_cuda() || src.is_cuda()) {
+  if (is_meta() || src.is_meta()) {
+    observed(meta_backend()).copy(*this, src, non_blocking);  // into meta only
+  } else if (is_cuda() || src.is_cuda()) {
     observed(cuda_backend()).copy(*this, src, non_blocking);
   } else {
     observed(cpu_backend()).copy(*this, src, non_blocking);

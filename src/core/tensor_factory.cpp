@@ -13,10 +13,11 @@ DimVector contiguous_strides(IntArrayRef sizes) {
 Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device, bool pinned) {
   // Negative sizes, and counts or byte counts beyond int64, are ValueErrors naming the sizes.
   const size_t nbytes = checked::contiguous_nbytes(sizes, element_size(dtype));
+  check_device_has_backend(device);
   Allocator* alloc;
-  if (device.is_cuda()) {
+  if (device.is_cuda() || device.is_meta()) {
     EMBER_CHECK(!pinned, ValueError, "Only dense CPU tensors can be pinned");
-    alloc = cuda_backend().allocator(device);
+    alloc = (device.is_cuda() ? cuda_backend() : meta_backend()).allocator(device);
   } else {
     alloc = pinned ? pinned_host_allocator() : cpu_allocator();
   }

@@ -14,6 +14,12 @@ TensorImpl::TensorImpl(Ref<StorageImpl> storage, ScalarType dtype, IntArrayRef s
 
 TensorImpl::~TensorImpl() = default;
 
+void TensorImpl::throw_no_data() const {
+  throw NotImplementedError(detail::str_cat("Cannot access the data of a meta tensor (sizes ",
+                                            sizes(),
+                                            "): meta tensors have a shape and a dtype, no data"));
+}
+
 void TensorImpl::set_sizes_strides(IntArrayRef sizes, IntArrayRef strides) {
   // Checked before anything changes: a shape with a negative size or an element count beyond
   // int64 (an expand to [2^32, 2^32]) is a ValueError, and this tensor stays as it was.

@@ -33,7 +33,7 @@ void broadcast_coalesced(ProcessGroup& group, const std::vector<Tensor>& tensors
   std::map<std::pair<int, std::string>, std::vector<Tensor>> groups;
   for (const Tensor& t : tensors) {
     if (t.defined() && t.numel() > 0) {
-      groups[{static_cast<int>(t.dtype()), t.device().str()}].push_back(t);
+      groups[{static_cast<int>(t.scalar_type()), t.device().str()}].push_back(t);
     }
   }
   NoGradGuard no_grad;
@@ -58,7 +58,7 @@ void verify_same_model(ProcessGroup& group, const std::vector<Tensor>& params) {
   int64_t total = 0;
   auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
   for (const Tensor& p : params) {
-    mix(static_cast<int64_t>(p.dtype()));
+    mix(static_cast<int64_t>(p.scalar_type()));
     mix(p.dim());
     for (int64_t s : p.sizes()) mix(s);
     total += p.numel();
@@ -141,7 +141,7 @@ DDPBackwardStats DistributedDataParallelBase::last_backward_stats() const {
 }
 
 void DistributedDataParallelBase::pretty_print(std::ostream& stream) const {
-  stream << "DistributedDataParallel(world_size=" << state_->group->getSize()
+  stream << "ember::nn::DistributedDataParallel(world_size=" << state_->group->getSize()
          << ", backend=" << state_->group->getBackendName() << ")";
 }
 

@@ -77,7 +77,7 @@ void Reducer::assign_buckets(size_t bucket_cap_bytes, size_t first_bucket_cap_by
   std::vector<std::vector<size_t>> assigned;
   for (size_t k = params_.size(); k-- > 0;) {
     const Tensor& p = params_[k];
-    auto key = std::make_pair(static_cast<int>(p.dtype()), p.device().str());
+    auto key = std::make_pair(static_cast<int>(p.scalar_type()), p.device().str());
     Open& o = open[key];
     o.params.push_back(k);
     o.bytes += p.nbytes();

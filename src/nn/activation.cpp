@@ -11,7 +11,9 @@ Tensor ReLUImpl::forward(Tensor input) {
   return options.inplace() ? input.relu_() : ember::relu(input);
 }
 void ReLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "ReLU(" << (options.inplace() ? "inplace=true" : "") << ")";
+  stream << "ember::nn::ReLU(";
+  if (options.inplace()) stream << std::boolalpha << "inplace=" << options.inplace();
+  stream << ")";
 }
 
 LeakyReLUImpl::LeakyReLUImpl(const LeakyReLUOptions& options_) : options(options_) {}
@@ -20,8 +22,9 @@ Tensor LeakyReLUImpl::forward(Tensor input) {
   return functional::leaky_relu(std::move(input), options);
 }
 void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "LeakyReLU(negative_slope=" << options.negative_slope()
-         << (options.inplace() ? ", inplace=true" : "") << ")";
+  stream << std::boolalpha << "ember::nn::LeakyReLU(negative_slope=" << options.negative_slope();
+  if (options.inplace()) stream << ", inplace=" << options.inplace();
+  stream << ")";
 }
 
 ELUImpl::ELUImpl(const ELUOptions& options_) : options(options_) {}
@@ -30,7 +33,9 @@ Tensor ELUImpl::forward(Tensor input) {
   return functional::elu(std::move(input), options);
 }
 void ELUImpl::pretty_print(std::ostream& stream) const {
-  stream << "ELU(alpha=" << options.alpha() << (options.inplace() ? ", inplace=true" : "") << ")";
+  stream << "ember::nn::ELU(alpha=" << options.alpha();
+  if (options.inplace()) stream << std::boolalpha << ", inplace=" << options.inplace();
+  stream << ")";
 }
 
 SoftplusImpl::SoftplusImpl(const SoftplusOptions& options_) : options(options_) {}
@@ -39,7 +44,8 @@ Tensor SoftplusImpl::forward(const Tensor& input) {
   return functional::softplus(input, options);
 }
 void SoftplusImpl::pretty_print(std::ostream& stream) const {
-  stream << "Softplus(beta=" << options.beta() << ", threshold=" << options.threshold() << ")";
+  stream << "ember::nn::Softplus(beta=" << options.beta() << ", threshold=" << options.threshold()
+         << ")";
 }
 
 HardtanhImpl::HardtanhImpl(const HardtanhOptions& options_) : options(options_) {
@@ -54,8 +60,10 @@ Tensor HardtanhImpl::forward(Tensor input) {
   return functional::hardtanh(std::move(input), options);
 }
 void HardtanhImpl::pretty_print(std::ostream& stream) const {
-  stream << "Hardtanh(min_val=" << options.min_val() << ", max_val=" << options.max_val()
-         << (options.inplace() ? ", inplace=true" : "") << ")";
+  stream << std::boolalpha << "ember::nn::Hardtanh(min_val=" << options.min_val()
+         << ", max_val=" << options.max_val();
+  if (options.inplace()) stream << ", inplace=" << options.inplace();
+  stream << ")";
 }
 
 GELUImpl::GELUImpl(GELUOptions options_) : options(std::move(options_)) {
@@ -66,30 +74,28 @@ Tensor GELUImpl::forward(const Tensor& input) {
   return ember::gelu(input, options.approximate());
 }
 void GELUImpl::pretty_print(std::ostream& stream) const {
-  stream << "GELU(";
-  if (options.approximate() != "none") stream << "approximate='" << options.approximate() << "'";
-  stream << ")";
+  stream << "ember::nn::GELU()";  // libtorch 1.13 does not print `approximate`
 }
 
 Tensor SiLUImpl::forward(const Tensor& input) {
   return ember::silu(input);
 }
 void SiLUImpl::pretty_print(std::ostream& stream) const {
-  stream << "SiLU()";
+  stream << "ember::nn::SiLU()";
 }
 
 Tensor SigmoidImpl::forward(const Tensor& input) {
   return ember::sigmoid(input);
 }
 void SigmoidImpl::pretty_print(std::ostream& stream) const {
-  stream << "Sigmoid()";
+  stream << "ember::nn::Sigmoid()";
 }
 
 Tensor TanhImpl::forward(const Tensor& input) {
   return ember::tanh(input);
 }
 void TanhImpl::pretty_print(std::ostream& stream) const {
-  stream << "Tanh()";
+  stream << "ember::nn::Tanh()";
 }
 
 SoftmaxImpl::SoftmaxImpl(const SoftmaxOptions& options_) : options(options_) {}
@@ -97,7 +103,7 @@ Tensor SoftmaxImpl::forward(const Tensor& input) {
   return ember::softmax(input, options.dim());
 }
 void SoftmaxImpl::pretty_print(std::ostream& stream) const {
-  stream << "Softmax(dim=" << options.dim() << ")";
+  stream << "ember::nn::Softmax(dim=" << options.dim() << ")";
 }
 
 LogSoftmaxImpl::LogSoftmaxImpl(const LogSoftmaxOptions& options_) : options(options_) {}
@@ -105,7 +111,7 @@ Tensor LogSoftmaxImpl::forward(const Tensor& input) {
   return ember::log_softmax(input, options.dim());
 }
 void LogSoftmaxImpl::pretty_print(std::ostream& stream) const {
-  stream << "LogSoftmax(dim=" << options.dim() << ")";
+  stream << "ember::nn::LogSoftmax(dim=" << options.dim() << ")";
 }
 
 }  // namespace ember::nn

@@ -37,7 +37,7 @@ std::shared_ptr<Module> SequentialImpl::ptr(size_t index) const {
 }
 
 void SequentialImpl::pretty_print(std::ostream& stream) const {
-  stream << "Sequential";
+  stream << "ember::nn::Sequential";
 }
 
 std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& device) const {
@@ -69,7 +69,7 @@ std::shared_ptr<Module> ModuleListImpl::ptr(size_t index) const {
 }
 
 void ModuleListImpl::pretty_print(std::ostream& stream) const {
-  stream << "ModuleList";
+  stream << "ember::nn::ModuleList";
 }
 
 }  // namespace ember::nn

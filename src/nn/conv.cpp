@@ -278,7 +278,7 @@ Tensor Conv2dImpl::forward(const Tensor& input) {
 }
 
 void Conv2dImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "Conv2d(" << options.in_channels() << ", " << options.out_channels()
+  stream << "ember::nn::Conv2d(" << options.in_channels() << ", " << options.out_channels()
          << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
   if (std::holds_alternative<enumtype::kValid>(options.padding())) {
     stream << ", padding='valid'";
@@ -290,7 +290,7 @@ void Conv2dImpl::pretty_print(std::ostream& stream) const {
   }
   if (options.dilation() != ExpandingArray<2>(1)) stream << ", dilation=" << options.dilation();
   if (options.groups() != 1) stream << ", groups=" << options.groups();
-  if (!options.bias()) stream << ", bias=false";
+  if (!options.bias()) stream << std::boolalpha << ", bias=" << options.bias();
   stream << ")";
 }
 

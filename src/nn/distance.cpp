@@ -69,7 +69,9 @@ Tensor CosineSimilarityImpl::forward(const Tensor& x1, const Tensor& x2) {
   return functional::cosine_similarity(x1, x2, options);
 }
 void CosineSimilarityImpl::pretty_print(std::ostream& stream) const {
-  stream << "CosineSimilarity(dim=" << options.dim() << ", eps=" << options.eps() << ")";
+  // libtorch leaves the stream in boolalpha here too.
+  stream << std::boolalpha << "ember::nn::CosineSimilarity(dim=" << options.dim()
+         << ", eps=" << options.eps() << ")";
 }
 
 }  // namespace ember::nn

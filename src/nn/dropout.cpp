@@ -38,8 +38,8 @@ Tensor DropoutImpl::forward(Tensor input) {
 }
 
 void DropoutImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "Dropout(p=" << options.p() << ", inplace=" << options.inplace()
-         << ")";
+  stream << std::boolalpha << "ember::nn::Dropout(p=" << options.p()
+         << ", inplace=" << options.inplace() << ")";
 }
 
 }  // namespace nn

@@ -84,7 +84,7 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) {
 }
 
 void EmbeddingImpl::pretty_print(std::ostream& stream) const {
-  stream << "Embedding(num_embeddings=" << options.num_embeddings()
+  stream << "ember::nn::Embedding(num_embeddings=" << options.num_embeddings()
          << ", embedding_dim=" << options.embedding_dim();
   if (options.padding_idx()) stream << ", padding_idx=" << *options.padding_idx();
   stream << ")";

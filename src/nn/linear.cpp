@@ -60,7 +60,7 @@ Tensor LinearImpl::forward(const Tensor& input) {
 }
 
 void LinearImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "Linear(in_features=" << options.in_features()
+  stream << std::boolalpha << "ember::nn::Linear(in_features=" << options.in_features()
          << ", out_features=" << options.out_features() << ", bias=" << options.bias() << ")";
 }
 
@@ -71,7 +71,8 @@ Tensor FlattenImpl::forward(const Tensor& input) {
 }
 
 void FlattenImpl::pretty_print(std::ostream& stream) const {
-  stream << "Flatten(start_dim=" << options.start_dim() << ", end_dim=" << options.end_dim() << ")";
+  stream << "ember::nn::Flatten(start_dim=" << options.start_dim()
+         << ", end_dim=" << options.end_dim() << ")";
 }
 
 }  // namespace nn

@@ -295,7 +295,7 @@ Tensor CrossEntropyLossImpl::forward(const Tensor& input, const Tensor& target) 
                                    options.ignore_index(), options.label_smoothing());
 }
 void CrossEntropyLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "CrossEntropyLoss()";
+  stream << "ember::nn::CrossEntropyLoss()";
 }
 
 NLLLossImpl::NLLLossImpl(const NLLLossOptions& options_) : options(options_) {
@@ -306,7 +306,7 @@ Tensor NLLLossImpl::forward(const Tensor& input, const Tensor& target) {
                          options.ignore_index());
 }
 void NLLLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "NLLLoss()";
+  stream << "ember::nn::NLLLoss()";
 }
 
 MSELossImpl::MSELossImpl(const MSELossOptions& options_) : options(options_) {}
@@ -314,7 +314,7 @@ Tensor MSELossImpl::forward(const Tensor& input, const Tensor& target) {
   return ember::mse_loss(input, target, reduction_code(options.reduction()));
 }
 void MSELossImpl::pretty_print(std::ostream& stream) const {
-  stream << "MSELoss()";
+  stream << "ember::nn::MSELoss()";
 }
 
 L1LossImpl::L1LossImpl(const L1LossOptions& options_) : options(options_) {}
@@ -322,7 +322,7 @@ Tensor L1LossImpl::forward(const Tensor& input, const Tensor& target) {
   return ember::l1_loss(input, target, reduction_code(options.reduction()));
 }
 void L1LossImpl::pretty_print(std::ostream& stream) const {
-  stream << "L1Loss()";
+  stream << "ember::nn::L1Loss()";
 }
 
 BCEWithLogitsLossImpl::BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options_)
@@ -337,7 +337,7 @@ Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target)
                                                  reduction_code(options.reduction()));
 }
 void BCEWithLogitsLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "BCEWithLogitsLoss()";
+  stream << "ember::nn::BCEWithLogitsLoss()";
 }
 
 BCELossImpl::BCELossImpl(const BCELossOptions& options_) : options(options_) {
@@ -347,7 +347,7 @@ Tensor BCELossImpl::forward(const Tensor& input, const Tensor& target) {
   return ember::binary_cross_entropy(input, target, weight, reduction_code(options.reduction()));
 }
 void BCELossImpl::pretty_print(std::ostream& stream) const {
-  stream << "BCELoss()";
+  stream << "ember::nn::BCELoss()";
 }
 
 SmoothL1LossImpl::SmoothL1LossImpl(const SmoothL1LossOptions& options_) : options(options_) {}
@@ -355,7 +355,7 @@ Tensor SmoothL1LossImpl::forward(const Tensor& input, const Tensor& target) {
   return ember::smooth_l1_loss(input, target, reduction_code(options.reduction()), options.beta());
 }
 void SmoothL1LossImpl::pretty_print(std::ostream& stream) const {
-  stream << "SmoothL1Loss";
+  stream << "ember::nn::SmoothL1Loss";  // no parentheses, as libtorch
 }
 
 KLDivLossImpl::KLDivLossImpl(const KLDivLossOptions& options_) : options(options_) {}
@@ -363,7 +363,7 @@ Tensor KLDivLossImpl::forward(const Tensor& input, const Tensor& target) {
   return functional::kl_div(input, target, options);
 }
 void KLDivLossImpl::pretty_print(std::ostream& stream) const {
-  stream << "KLDivLoss()";
+  stream << "ember::nn::KLDivLoss()";
 }
 
 }  // namespace nn

@@ -382,8 +382,11 @@ void Module::load_state_dict(const std::vector<std::pair<std::string, Tensor>>& 
 }
 
 // ---- printing ----
+// As libtorch: a module without its own pretty_print prints its C++ class name in full
+// ("NetImpl", "my::BlockImpl"); Ember's own modules print "ember::nn::Linear(...)" as libtorch's
+// print "torch::nn::Linear(...)".
 void Module::pretty_print(std::ostream& stream) const {
-  stream << display_name(name());
+  stream << name();
 }
 
 void Module::pretty_print_recursive(std::ostream& stream, const std::string& indentation) const {

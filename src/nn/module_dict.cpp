@@ -12,7 +12,7 @@ std::shared_ptr<Module> ModuleDictImpl::clone(const std::optional<Device>& devic
 }
 
 void ModuleDictImpl::pretty_print(std::ostream& stream) const {
-  stream << "ModuleDict";
+  stream << "ember::nn::ModuleDict";
 }
 
 void ModuleDictImpl::clear() {
@@ -55,7 +55,7 @@ Tensor FunctionalImpl::forward(Tensor input) {
 }
 
 void FunctionalImpl::pretty_print(std::ostream& stream) const {
-  stream << "Functional()";
+  stream << "ember::nn::Functional()";
 }
 
 }  // namespace ember::nn

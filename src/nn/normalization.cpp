@@ -177,7 +177,7 @@ Tensor BatchNormImplBase::forward(const Tensor& input) {
 }
 
 void BatchNormImplBase::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "BatchNorm" << dims_ << "d(" << options.num_features()
+  stream << std::boolalpha << "ember::nn::BatchNorm" << dims_ << "d(" << options.num_features()
          << ", eps=" << options.eps() << ", momentum=";
   if (options.momentum()) {
     stream << *options.momentum();
@@ -222,7 +222,7 @@ Tensor LayerNormImpl::forward(const Tensor& input) {
 }
 
 void LayerNormImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "LayerNorm(" << IntArrayRef(options.normalized_shape())
+  stream << std::boolalpha << "ember::nn::LayerNorm(" << IntArrayRef(options.normalized_shape())
          << ", eps=" << options.eps() << ", elementwise_affine=" << options.elementwise_affine()
          << ")";
 }

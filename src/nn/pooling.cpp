@@ -157,7 +157,7 @@ std::tuple<Tensor, Tensor> MaxPool2dImpl::forward_with_indices(const Tensor& inp
                                         options.padding(), options.dilation(), options.ceil_mode());
 }
 void MaxPool2dImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "MaxPool2d(kernel_size=" << options.kernel_size()
+  stream << std::boolalpha << "ember::nn::MaxPool2d(kernel_size=" << options.kernel_size()
          << ", stride=" << options.stride() << ", padding=" << options.padding()
          << ", dilation=" << options.dilation() << ", ceil_mode=" << options.ceil_mode() << ")";
 }
@@ -171,8 +171,8 @@ Tensor AvgPool2dImpl::forward(const Tensor& input) {
                            options.divisor_override());
 }
 void AvgPool2dImpl::pretty_print(std::ostream& stream) const {
-  stream << "AvgPool2d(kernel_size=" << options.kernel_size() << ", stride=" << options.stride()
-         << ", padding=" << options.padding() << ")";
+  stream << "ember::nn::AvgPool2d(kernel_size=" << options.kernel_size()
+         << ", stride=" << options.stride() << ", padding=" << options.padding() << ")";
 }
 
 AdaptiveAvgPool2dImpl::AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options_)
@@ -183,7 +183,7 @@ Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) {
   return ember::adaptive_avg_pool2d(input, options.output_size());
 }
 void AdaptiveAvgPool2dImpl::pretty_print(std::ostream& stream) const {
-  stream << "AdaptiveAvgPool2d(output_size=" << options.output_size() << ")";
+  stream << "ember::nn::AdaptiveAvgPool2d(output_size=" << options.output_size() << ")";
 }
 
 }  // namespace nn

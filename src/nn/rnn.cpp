@@ -116,11 +116,10 @@ void reset_rnn_parameters(const std::vector<Tensor>& weights, int64_t hidden_siz
 void print_rnn(std::ostream& stream, const std::string& name, const RNNOptionsBase& o) {
   std::string n = name.substr(name.rfind("::") == std::string::npos ? 0 : name.rfind("::") + 2);
   if (n.size() > 4 && n.compare(n.size() - 4, 4, "Impl") == 0) n.resize(n.size() - 4);
-  stream << std::boolalpha << n << "(input_size=" << o.input_size()
+  stream << std::boolalpha << "ember::nn::" << n << "(input_size=" << o.input_size()
          << ", hidden_size=" << o.hidden_size() << ", num_layers=" << o.num_layers()
          << ", bias=" << o.bias() << ", batch_first=" << o.batch_first()
-         << ", dropout=" << o.dropout() << ", bidirectional=" << o.bidirectional() << ")"
-         << std::noboolalpha;
+         << ", dropout=" << o.dropout() << ", bidirectional=" << o.bidirectional() << ")";
 }
 
 std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
@@ -315,8 +314,8 @@ Tensor cell_state(const detail::RNNCellOptionsBase& o, const Tensor& hx, const T
 
 void print_cell(std::ostream& stream, const char* name, const detail::RNNCellOptionsBase& o,
                 const char* extra = "") {
-  stream << name << "(" << o.input_size() << ", " << o.hidden_size();
-  if (!o.bias()) stream << ", bias=false";
+  stream << "ember::nn::" << name << "(" << o.input_size() << ", " << o.hidden_size();
+  if (!o.bias()) stream << std::boolalpha << ", bias=" << o.bias();
   stream << extra << ")";
 }
 

@@ -17,6 +17,7 @@ namespace ember {
 namespace {
 Device target_device(const TensorOptions& o) {
   Device d = o.device();
+  check_device_has_backend(d);
   if (d.is_cuda()) cuda::check_device(d);
   return d;
 }
@@ -199,6 +200,9 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const Tenso
   const size_t nbytes =
       checked::strided_nbytes(sizes, strides, 0, element_size(o.dtype()), "from_blob");
   Device d = target_device(o);
+  EMBER_CHECK(!d.is_meta(), DeviceError,
+              "from_blob: a meta tensor has no data, so it cannot wrap memory; use "
+              "empty(sizes, kMeta)");
   if (d.is_cuda() && !d.has_index()) d.set_index(static_cast<DeviceIndex>(cuda::current_device()));
   // The caller owns the memory: no deleter.
   auto storage = make_ref<StorageImpl>(DataPtr(data, nullptr, nullptr, d), nbytes, false);

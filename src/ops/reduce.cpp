@@ -254,6 +254,8 @@ Tensor prod(const Tensor& a) {
     autograd::record("ProdBackward0", out, {a},
                      [sa = SavedTensor(a), so = SavedTensor(out, true)](const variable_list& g) {
                        Tensor x = sa.unpack();
+                       // Meta tensors have no zeros to count: the zero-free formula's shape.
+                       if (x.is_meta()) return variable_list{g[0] * so.unpack() / x};
                        Tensor zero = x.eq(0);
                        const int64_t zeros = zero.sum().item<int64_t>();
                        if (zeros == 0) return variable_list{g[0] * so.unpack() / x};

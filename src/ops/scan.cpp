@@ -39,6 +39,8 @@ Tensor scan(ScanOp op, const char* name, const Tensor& a, int64_t dim,
 // 0, written as x_k times the gradient for x1 (recursively: x1 has one zero less per line), so
 // that double backward still sees its derivative in x_k, as PyTorch's formula does.
 Tensor cumprod_backward(const Tensor& g, const Tensor& x, const Tensor& y, int64_t d) {
+  // Meta tensors have no zeros to look for: the zero-free formula gives the shape.
+  if (x.is_meta()) return reversed_cumsum(g * y, d) / x;
   Tensor zero = x.eq(0);
   if (!zero.any().item<bool>()) return reversed_cumsum(g * y, d) / x;
   Tensor zeros_so_far = zero.cumsum(d);

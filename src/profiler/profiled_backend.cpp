@@ -179,6 +179,8 @@ Backend& recording_backend(Backend& b) {
   if (!profiler::detail::enabled()) return b;
   static profiler::detail::ProfiledBackend cpu(cpu_backend());
   if (&b == &cpu_backend()) return cpu;
+  static profiler::detail::ProfiledBackend meta(meta_backend());
+  if (&b == &meta_backend()) return meta;
   static profiler::detail::ProfiledBackend cuda(b);  // the only other backend
   return cuda;
 }
