@@ -52,7 +52,7 @@ struct Extra {
   bool grad = true;                // differentiable: gradients vs PyTorch and finite differences
   bool finite_differences = true;  // false where the op jumps too often for central differences
   double rtol = 1e-5, atol = 1e-6;
-  double scalar = 2.5;           // the scalar operand of the tensor-scalar forms
+  Scalar scalar = 2.5;           // the scalar operand of the tensor-scalar forms (its kind too)
   bool double_backward = false;  // second derivatives vs PyTorch
   bool zero_sign = false;        // zero results carry PyTorch's sign
 };
@@ -116,7 +116,7 @@ const std::map<std::string, Extra>& extras() {
     }
     for (const char* r : {"bitwise_and", "bitwise_or", "bitwise_xor"}) {
       e[r] = {D::SmallInt, D::SmallInt, kLong, nullptr, false};
-      e[r].scalar = 5;
+      e[r].scalar = int64_t{5};  // a float scalar makes PyTorch's result float: no bitwise op
     }
     return e;
   }();

@@ -10,6 +10,7 @@ namespace ember {
 using autograd::variable_list;
 
 Tensor round(const Tensor& a) {
+  EMBER_CHECK(a.dtype() != kBool, TypeError, "\"round\" not implemented for 'Bool'");
   Tensor out = unary_kernel_call(UnaryOp::Round, a, a.dtype());
   if (autograd::needs_grad({a})) {
     autograd::record("RoundBackward0", out, {a},
