@@ -1,10 +1,12 @@
-// PyTorch parity of the elementwise front ends: every unary, binary and comparison op of ops.h over
+// PyTorch parity of the irregular elementwise front ends and the operators (add/sub with alpha,
+// gelu, clamp, pow(Scalar, Tensor), rounding divisions, -a, a % b, s * a, ...) over
 // float32/float64/float16/bfloat16/int32/int64/bool, contiguous, non-contiguous, broadcast and
-// 0-dim operands, tensor-scalar forms, type promotion (result_type), errors, and gradients.
+// 0-dim operands, tensor-scalar forms, type promotion (result_type), errors, and gradients; and
+// the cross-op checks (special values, integer edges, double backward) of the binary math ops.
+// The ops of ember/op_table.h get the same sweeps from their rows in tests/test_op_database.cpp.
 //
 // Where PyTorch 1.13 rejects a case only because its CPU kernel lacks a dtype ("... not implemented
-// for 'Half'"), the case is skipped; every other rejection must be an ember::Error naming the
-// dtype.
+// for 'Half'"), the case is skipped (support/elementwise_oracle.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,115 +17,14 @@
 
 #include "ember/autograd.h"
 #include "ember/tensor_data.h"
+#include "support/elementwise_oracle.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
 namespace ember::testing {
 namespace {
 
-const std::vector<ScalarType> kDtypes = {kFloat, kDouble, kHalf, kBFloat16, kInt, kLong, kBool};
-
-// Tolerance for comparing a result of dtype `t` with PyTorch (both round the same float math;
-// 16-bit results may differ by one unit in the last place).
-std::pair<double, double> tolerance(ScalarType t) {
-  switch (t) {
-    case kFloat:
-      return {1e-5, 1e-6};
-    case kDouble:
-      return {1e-12, 1e-14};
-    case kHalf:
-      return {2e-3, 1e-3};
-    case kBFloat16:
-      return {1.6e-2, 1e-2};
-    default:
-      return {0, 0};
-  }
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-// True when `msg` names dtype `t` in any of the spellings users see.
-bool names_dtype(const std::string& msg, ScalarType t) {
-  std::string m = lower(msg);
-  std::string py = python_name(t);
-  return m.find(lower(to_string(t))) != std::string::npos ||
-         m.find(lower(py.substr(py.find('.') + 1))) != std::string::npos;
-}
-
-// PyTorch 1.13 CPU kernels that simply do not exist for a dtype (not a statement about semantics).
-bool is_kernel_gap(const std::string& torch_error) {
-  return torch_error.find("not implemented for 'Half'") != std::string::npos ||
-         torch_error.find("not implemented for 'BFloat16'") != std::string::npos;
-}
-
-std::string last_line(const std::string& s) {
-  std::string t = s;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  size_t nl = t.rfind("--- code ---");
-  if (nl != std::string::npos) t = t.substr(0, nl);
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  nl = t.rfind('\n');
-  return nl == std::string::npos ? t : t.substr(nl + 1);
-}
-
-// Runs `code` (defining `out`) in PyTorch; returns the result or the Python error text.
-struct TorchResult {
-  Tensor out;
-  std::string error;
-};
-TorchResult torch_eval(const std::string& code, const std::map<std::string, Tensor>& inputs) {
-  try {
-    return {TorchOracle::instance().run(code, inputs, {"out"}).at("out"), ""};
-  } catch (const Error& e) {
-    return {Tensor(), e.what()};
-  }
-}
-
-// Compares Ember's result (or exception) with PyTorch's for one case; `ember_fn` is evaluated
-// for each layout in `layouts` (all with the same logical values as the PyTorch inputs).
-void expect_parity(const std::string& ctx, const TorchResult& expected,
-                   const std::vector<std::pair<std::string, std::function<Tensor()>>>& layouts,
-                   ScalarType named_dtype, double scale = 0) {
-  if (!expected.out.defined() && is_kernel_gap(expected.error)) return;
-  for (const auto& [layout, fn] : layouts) {
-    std::string where = ctx + " [" + layout + "]";
-    if (!expected.out.defined()) {
-      try {
-        Tensor got = fn();
-        ADD_FAILURE() << where << ": PyTorch rejects this (" << last_line(expected.error)
-                      << ") but Ember returned dtype " << got.dtype() << " shape " << got.sizes();
-      } catch (const Error& e) {
-        EXPECT_TRUE(names_dtype(e.what(), named_dtype))
-            << where << ": the error should name dtype " << named_dtype << ": " << e.what();
-      }
-      return;  // one layout is enough to show a rejection
-    }
-    Tensor got;
-    try {
-      got = fn();
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << where << ": Ember threw but PyTorch returns " << expected.out.dtype() << ": "
-                    << e.what();
-      continue;
-    }
-    auto [rtol, atol] = tolerance(expected.out.dtype());
-    // PyTorch's 16-bit CPU kernels round intermediates (alpha * b) to the 16-bit type, Ember does
-    // not: allow an ulp of the intermediate's magnitude.
-    if (expected.out.dtype() == kHalf) atol = std::max(atol, 2 * 0x1p-10 * scale);
-    if (expected.out.dtype() == kBFloat16) atol = std::max(atol, 2 * 0x1p-7 * scale);
-    expect_close(got, expected.out, rtol, atol, where);
-  }
-}
-
-// Largest |x| in `t` (0 for an empty tensor).
-double max_abs(const Tensor& t) {
-  double m = 0;
-  for (double v : to_doubles(t)) m = std::max(m, std::fabs(v));
-  return m;
-}
+const std::vector<ScalarType>& kDtypes = kElementwiseDtypes;
 
 // ---------------------------------------------------------------- unary
 struct UnaryCase {
@@ -136,60 +37,15 @@ struct UnaryCase {
 
 const std::vector<UnaryCase>& unary_cases() {
   static const std::vector<UnaryCase> cases = {
-      {"neg", [](const Tensor& a) { return ember::neg(a); }, "torch.neg(a)"},
       {"neg_operator", [](const Tensor& a) { return -a; }, "-a"},
-      {"abs", [](const Tensor& a) { return ember::abs(a); }, "torch.abs(a)", Domain::AwayFromZero},
-      {"exp", [](const Tensor& a) { return ember::exp(a); }, "torch.exp(a)"},
-      {"log", [](const Tensor& a) { return ember::log(a); }, "torch.log(a)", Domain::Positive},
-      {"log1p", [](const Tensor& a) { return ember::log1p(a); }, "torch.log1p(a)",
-       Domain::Positive},
-      {"sqrt", [](const Tensor& a) { return ember::sqrt(a); }, "torch.sqrt(a)", Domain::Positive},
-      {"rsqrt", [](const Tensor& a) { return ember::rsqrt(a); }, "torch.rsqrt(a)",
-       Domain::Positive},
-      {"square", [](const Tensor& a) { return ember::square(a); }, "torch.square(a)"},
-      {"sin", [](const Tensor& a) { return ember::sin(a); }, "torch.sin(a)"},
-      {"cos", [](const Tensor& a) { return ember::cos(a); }, "torch.cos(a)"},
-      {"sign", [](const Tensor& a) { return ember::sign(a); }, "torch.sign(a)",
-       Domain::AwayFromZero},
-      {"relu", [](const Tensor& a) { return ember::relu(a); }, "torch.relu(a)",
-       Domain::AwayFromZero},
-      {"sigmoid", [](const Tensor& a) { return ember::sigmoid(a); }, "torch.sigmoid(a)"},
-      {"tanh", [](const Tensor& a) { return ember::tanh(a); }, "torch.tanh(a)"},
       {"gelu", [](const Tensor& a) { return ember::gelu(a); }, "F.gelu(a)"},
       {"gelu_tanh", [](const Tensor& a) { return ember::gelu(a, "tanh"); },
        "F.gelu(a, approximate='tanh')"},
-      {"silu", [](const Tensor& a) { return ember::silu(a); }, "F.silu(a)"},
       {"clamp", [](const Tensor& a) { return ember::clamp(a, -1, 1); }, "torch.clamp(a, -1, 1)"},
       {"clamp_float_bounds", [](const Tensor& a) { return ember::clamp(a, -0.5, std::nullopt); },
        "torch.clamp(a, min=-0.5)"},
-      {"pow_2", [](const Tensor& a) { return ember::pow(a, 2); }, "torch.pow(a, 2)"},
-      {"pow_half", [](const Tensor& a) { return ember::pow(a, 0.5); }, "torch.pow(a, 0.5)",
-       Domain::Positive},
       {"rpow", [](const Tensor& a) { return ember::pow(2, a); }, "torch.pow(2, a)",
        Domain::Positive},
-      {"floor", [](const Tensor& a) { return ember::floor(a); }, "torch.floor(a)"},
-      {"ceil", [](const Tensor& a) { return ember::ceil(a); }, "torch.ceil(a)"},
-      {"trunc", [](const Tensor& a) { return ember::trunc(a); }, "torch.trunc(a)"},
-      {"fix", [](const Tensor& a) { return ember::fix(a); }, "torch.fix(a)"},
-      {"frac", [](const Tensor& a) { return ember::frac(a); }, "torch.frac(a)"},
-      {"tan", [](const Tensor& a) { return ember::tan(a); }, "torch.tan(a)"},
-      {"asin", [](const Tensor& a) { return ember::asin(a); }, "torch.asin(a)", Domain::Unit},
-      {"acos", [](const Tensor& a) { return ember::acos(a); }, "torch.acos(a)", Domain::Unit},
-      {"atan", [](const Tensor& a) { return ember::atan(a); }, "torch.atan(a)"},
-      {"arcsin", [](const Tensor& a) { return ember::arcsin(a); }, "torch.arcsin(a)", Domain::Unit},
-      {"arccos", [](const Tensor& a) { return ember::arccos(a); }, "torch.arccos(a)", Domain::Unit},
-      {"arctan", [](const Tensor& a) { return ember::arctan(a); }, "torch.arctan(a)"},
-      {"sinh", [](const Tensor& a) { return ember::sinh(a); }, "torch.sinh(a)"},
-      {"cosh", [](const Tensor& a) { return ember::cosh(a); }, "torch.cosh(a)"},
-      {"expm1", [](const Tensor& a) { return ember::expm1(a); }, "torch.expm1(a)"},
-      {"log2", [](const Tensor& a) { return ember::log2(a); }, "torch.log2(a)", Domain::Positive},
-      {"log10", [](const Tensor& a) { return ember::log10(a); }, "torch.log10(a)",
-       Domain::Positive},
-      {"exp2", [](const Tensor& a) { return ember::exp2(a); }, "torch.exp2(a)"},
-      {"logical_not", [](const Tensor& a) { return ember::logical_not(a); }, "torch.logical_not(a)",
-       Domain::SmallInt, false},
-      {"isnan", [](const Tensor& a) { return ember::isnan(a); }, "torch.isnan(a)", Domain::Normal,
-       false},
   };
   return cases;
 }
@@ -232,34 +88,6 @@ TEST(ElementwiseParity, UnarySpecialValues) {
                     {{"contiguous", [&] { return op.fn(a); }}}, dt);
     }
   }
-}
-
-// expect_close does not tell -0.0 from +0.0: the rounding ops and the odd functions must give a
-// zero the sign PyTorch gives it (floor(-0.0) = -0.0, ceil(-0.3) = -0.0, frac(-1.0) = +0.0...).
-TEST(ElementwiseParity, SignOfZeroMatchesTorch) {
-  const std::set<std::string> names = {"floor", "ceil", "trunc", "frac", "tan",
-                                       "asin",  "atan", "sinh",  "expm1"};
-  Tensor values = tensor({0.0, -0.0, -0.3, 0.3, -1.0, 1.0, -2.5, 2.0}, kDouble);
-  int checked = 0;
-  for (const UnaryCase& op : unary_cases()) {
-    if (!names.count(op.name)) continue;
-    ++checked;
-    for (ScalarType dt : {kFloat, kDouble, kBFloat16}) {
-      std::string ctx = detail::str_cat(op.name, "(", dt, ")");
-      Tensor a = values.to(dt);
-      TorchResult expected = torch_eval(std::string("out = ") + op.torch, {{"a", a}});
-      ASSERT_TRUE(expected.out.defined()) << ctx << ": " << expected.error;
-      std::vector<double> got = to_doubles(op.fn(a)), want = to_doubles(expected.out);
-      ASSERT_EQ(got.size(), want.size()) << ctx;
-      for (size_t i = 0; i < got.size(); ++i) {
-        if (want[i] != 0 || std::isnan(got[i])) continue;
-        EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i]))
-            << ctx << " at " << to_doubles(values)[i] << ": got " << got[i] << ", PyTorch "
-            << want[i];
-      }
-    }
-  }
-  EXPECT_EQ(checked, static_cast<int>(names.size()));
 }
 
 // floor/ceil/trunc of an integer tensor are the same values in the same dtype, in a new tensor
@@ -317,44 +145,8 @@ const std::vector<BinaryCase>& binary_cases() {
       {"sub", [](const Tensor& a, const Tensor& b) { return a - b; }, "a - b"},
       {"sub_alpha", [](const Tensor& a, const Tensor& b) { return ember::sub(a, b, 3); },
        "torch.sub(a, b, alpha=3)", D::Normal, D::Normal, true, 3},
-      {"mul", [](const Tensor& a, const Tensor& b) { return a * b; }, "a * b"},
-      {"div", [](const Tensor& a, const Tensor& b) { return a / b; }, "a / b", D::Normal,
-       D::AwayFromZero},
-      {"pow", [](const Tensor& a, const Tensor& b) { return ember::pow(a, b); }, "torch.pow(a, b)",
-       D::Positive, D::Positive},
-      {"maximum", [](const Tensor& a, const Tensor& b) { return ember::maximum(a, b); },
-       "torch.maximum(a, b)"},
-      {"minimum", [](const Tensor& a, const Tensor& b) { return ember::minimum(a, b); },
-       "torch.minimum(a, b)"},
-      {"eq", [](const Tensor& a, const Tensor& b) { return a == b; }, "a == b", D::SmallInt,
-       D::SmallInt, false},
-      {"ne", [](const Tensor& a, const Tensor& b) { return ember::ne(a, b); }, "torch.ne(a, b)",
-       D::SmallInt, D::SmallInt, false},
-      {"lt", [](const Tensor& a, const Tensor& b) { return a < b; }, "a < b", D::SmallInt,
-       D::SmallInt, false},
-      {"le", [](const Tensor& a, const Tensor& b) { return ember::le(a, b); }, "torch.le(a, b)",
-       D::SmallInt, D::SmallInt, false},
-      {"gt", [](const Tensor& a, const Tensor& b) { return a > b; }, "a > b", D::SmallInt,
-       D::SmallInt, false},
-      {"ge", [](const Tensor& a, const Tensor& b) { return ember::ge(a, b); }, "torch.ge(a, b)",
-       D::SmallInt, D::SmallInt, false},
-      {"logical_and", [](const Tensor& a, const Tensor& b) { return ember::logical_and(a, b); },
-       "torch.logical_and(a, b)", D::SmallInt, D::SmallInt, false},
-      {"logical_or", [](const Tensor& a, const Tensor& b) { return ember::logical_or(a, b); },
-       "torch.logical_or(a, b)", D::SmallInt, D::SmallInt, false},
-      {"logical_xor", [](const Tensor& a, const Tensor& b) { return a.logical_xor(b); },
-       "torch.logical_xor(a, b)", D::SmallInt, D::SmallInt, false},
-      {"atan2", [](const Tensor& a, const Tensor& b) { return ember::atan2(a, b); },
-       "torch.atan2(a, b)"},
-      {"hypot", [](const Tensor& a, const Tensor& b) { return a.hypot(b); }, "torch.hypot(a, b)"},
-      {"remainder", [](const Tensor& a, const Tensor& b) { return ember::remainder(a, b); },
-       "torch.remainder(a, b)", D::Normal, D::AwayFromZero},
       {"remainder_operator", [](const Tensor& a, const Tensor& b) { return a % b; }, "a % b",
        D::Normal, D::AwayFromZero},
-      {"fmod", [](const Tensor& a, const Tensor& b) { return a.fmod(b); }, "torch.fmod(a, b)",
-       D::Normal, D::AwayFromZero},
-      {"floor_divide", [](const Tensor& a, const Tensor& b) { return ember::floor_divide(a, b); },
-       "torch.floor_divide(a, b)", D::Normal, D::AwayFromZero, false},
       {"div_trunc", [](const Tensor& a, const Tensor& b) { return ember::div(a, b, "trunc"); },
        "torch.div(a, b, rounding_mode='trunc')", D::Normal, D::AwayFromZero},
       {"div_floor", [](const Tensor& a, const Tensor& b) { return a.div(b, "floor"); },
@@ -424,17 +216,6 @@ TEST(ElementwiseParity, BinaryBroadcastAndZeroDim) {
 }
 
 // ---------------------------------------------------------------- tensor-scalar
-std::string python_literal(const Scalar& s) {
-  if (s.isBoolean()) return s.toBool() ? "True" : "False";
-  if (s.isIntegral(false)) return std::to_string(s.toLong());
-  std::ostringstream os;
-  os.precision(17);
-  os << s.toDouble();
-  std::string r = os.str();
-  if (r.find_first_of(".en") == std::string::npos) r += ".0";  // keep it a Python float
-  return r;
-}
-
 struct ScalarCase {
   const char* name;
   Tensor (*fn)(const Tensor&, const Scalar&);
@@ -452,43 +233,22 @@ const std::vector<ScalarCase>& scalar_cases() {
        "torch.add(a, s, alpha=2)"},
       {"sub", [](const Tensor& a, const Scalar& s) { return a - s; }, "a - s"},
       {"rsub", [](const Tensor& a, const Scalar& s) { return s - a; }, "s - a"},
-      {"mul", [](const Tensor& a, const Scalar& s) { return a * s; }, "a * s"},
       {"rmul", [](const Tensor& a, const Scalar& s) { return s * a; }, "s * a"},
-      {"div", [](const Tensor& a, const Scalar& s) { return a / s; }, "a / s"},
       {"rdiv", [](const Tensor& a, const Scalar& s) { return s / a; }, "s / a", D::AwayFromZero},
-      {"pow", [](const Tensor& a, const Scalar& s) { return ember::pow(a, s); }, "torch.pow(a, s)",
-       D::Positive},
       {"rpow", [](const Tensor& a, const Scalar& s) { return ember::pow(s, a); }, "torch.pow(s, a)",
        D::Positive},
-      {"eq", [](const Tensor& a, const Scalar& s) { return a == s; }, "a == s", D::SmallInt},
-      {"ne", [](const Tensor& a, const Scalar& s) { return a.ne(s); }, "a != s", D::SmallInt},
-      {"lt", [](const Tensor& a, const Scalar& s) { return a < s; }, "a < s", D::SmallInt},
-      {"le", [](const Tensor& a, const Scalar& s) { return a.le(s); }, "a <= s", D::SmallInt},
-      {"gt", [](const Tensor& a, const Scalar& s) { return a > s; }, "a > s", D::SmallInt},
-      {"ge", [](const Tensor& a, const Scalar& s) { return a.ge(s); }, "a >= s", D::SmallInt},
       {"where_other", [](const Tensor& a, const Scalar& s) { return ember::where(a > 0, a, s); },
        "torch.where(a > 0, a, s)"},
       {"where_self", [](const Tensor& a, const Scalar& s) { return ember::where(a > 0, s, a); },
        "torch.where(a > 0, s, a)"},
-      {"remainder", [](const Tensor& a, const Scalar& s) { return a % s; }, "a % s"},
       {"rremainder", [](const Tensor& a, const Scalar& s) { return s % a; }, "s % a",
        D::AwayFromZero, false},  // PyTorch has no derivative for a scalar dividend
-      {"remainder_method", [](const Tensor& a, const Scalar& s) { return a.remainder(s); },
-       "a.remainder(s)"},
-      {"fmod", [](const Tensor& a, const Scalar& s) { return ember::fmod(a, s); },
-       "torch.fmod(a, s)"},
-      {"floor_divide", [](const Tensor& a, const Scalar& s) { return a.floor_divide(s); },
-       "torch.floor_divide(a, s)", D::Normal, false},
       {"div_trunc", [](const Tensor& a, const Scalar& s) { return ember::div(a, s, "trunc"); },
        "torch.div(a, s, rounding_mode='trunc')"},
       {"div_floor", [](const Tensor& a, const Scalar& s) { return a.div(s, "floor"); },
        "torch.div(a, s, rounding_mode='floor')"},
-      {"bitwise_and", [](const Tensor& a, const Scalar& s) { return a & s; }, "a & s", D::SmallInt,
-       false},
       {"rbitwise_or", [](const Tensor& a, const Scalar& s) { return s | a; }, "s | a", D::SmallInt,
        false},
-      {"bitwise_xor", [](const Tensor& a, const Scalar& s) { return ember::bitwise_xor(a, s); },
-       "torch.bitwise_xor(a, s)", D::SmallInt, false},
   };
   return cases;
 }
@@ -683,42 +443,10 @@ TEST(ElementwiseBackward, UnaryMatchesTorch) {
       auto r = TorchOracle::instance().run(std::string("a.requires_grad_(True)\nout = ") +
                                                op.torch + "\nout.backward(g)\nga = a.grad",
                                            {{"a", a}, {"g", g}}, {"ga"});
-      auto [rtol, atol] = tolerance(dt);
+      auto [rtol, atol] = elementwise_tolerance(dt);
       expect_close(x.grad(), r.at("ga"), rtol * 10, atol * 10, ctx);
     }
   }
-}
-
-// The gradients of the rounding and transcendental ops are built from differentiable ops, so a
-// second derivative (create_graph) matches PyTorch's.
-TEST(ElementwiseBackward, UnaryDoubleBackwardMatchesTorch) {
-  const std::set<std::string> names = {"floor", "ceil", "trunc", "frac",  "tan",  "asin",  "acos",
-                                       "atan",  "sinh", "cosh",  "expm1", "log2", "log10", "exp2"};
-  int checked = 0;
-  for (const UnaryCase& op : unary_cases()) {
-    if (!names.count(op.name)) continue;
-    ++checked;
-    std::string ctx = detail::str_cat(op.name, " double backward");
-    Tensor a = make_input({{3, 4}, kDouble, op.domain}, seed_for(ctx));
-    Tensor x = a.clone().requires_grad_(true);
-    auto g = autograd::grad({op.fn(x).sum()}, {x}, {}, std::nullopt, /*create_graph=*/true);
-    ASSERT_TRUE(g[0].defined()) << ctx;
-    auto r = TorchOracle::instance().run(
-        std::string("a.requires_grad_(True)\ng, = torch.autograd.grad((lambda a: ") + op.torch +
-            ")(a).sum(), a, create_graph=True)\n"
-            "gg = torch.autograd.grad(g.sum(), a, allow_unused=True)[0] if g.requires_grad else "
-            "None\n"
-            "gg = torch.zeros_like(a) if gg is None else gg",
-        {{"a", a}}, {"g", "gg"});
-    expect_close(g[0].detach(), r.at("g"), 1e-10, 1e-12, ctx + " (first)");
-    Tensor gg;
-    if (g[0].requires_grad()) {
-      gg = autograd::grad({g[0].sum()}, {x}, {}, std::nullopt, false, /*allow_unused=*/true)[0];
-    }
-    if (!gg.defined()) gg = zeros_like(a);
-    expect_close(gg, r.at("gg"), 1e-10, 1e-12, ctx + " (second)");
-  }
-  EXPECT_EQ(checked, static_cast<int>(names.size()));
 }
 
 TEST(ElementwiseBackward, BinaryMatchesTorchWithBroadcasting) {
@@ -740,7 +468,7 @@ TEST(ElementwiseBackward, BinaryMatchesTorchWithBroadcasting) {
             std::string("a.requires_grad_(True)\nb.requires_grad_(True)\nout = ") + op.torch +
                 "\nout.backward(g)\nga = a.grad\ngb = b.grad",
             {{"a", a}, {"b", b}, {"g", g}}, {"ga", "gb"});
-        auto [rtol, atol] = tolerance(dt);
+        auto [rtol, atol] = elementwise_tolerance(dt);
         expect_close(xa.grad(), r.at("ga"), rtol * 10, atol * 10, ctx + " d/da");
         expect_close(xb.grad(), r.at("gb"), rtol * 10, atol * 10, ctx + " d/db");
       }
@@ -1014,7 +742,7 @@ TEST(ElementwiseParity, BinaryMathSpecialValues) {
       TorchResult expected = torch_eval(std::string("out = ") + op.torch, {{"a", a}, {"b", b}});
       ASSERT_TRUE(expected.out.defined()) << ctx << ": " << expected.error;
       Tensor got = op.fn(a, b);
-      auto [rtol, atol] = tolerance(dt);
+      auto [rtol, atol] = elementwise_tolerance(dt);
       expect_close(got, expected.out, rtol, atol, ctx);
       std::vector<double> g = to_doubles(got), e = to_doubles(expected.out);
       for (size_t i = 0; i < g.size(); ++i) {

@@ -1,6 +1,7 @@
-// libtorch's method spellings of ops Ember defines as free functions (x.gather(1, i),
-// x.log1p(), ...) and the free clamp_min/clamp_max: each gives what the free function gives,
-// gradients included, on every device. (The ops themselves have their PyTorch parity tests.)
+// libtorch's method spellings of irregular ops Ember defines as free functions (x.gather(1, i),
+// x.logsumexp(..), ...) and the free clamp_min/clamp_max: each gives what the free function
+// gives, gradients included, on every device. The methods of the ops in ember/op_table.h
+// (x.log1p(), x.floor_(), x.fix(), ...) are checked by tests/test_op_database.cpp.
 #include <gtest/gtest.h>
 
 #include "ember/ops.h"
@@ -13,38 +14,11 @@ TEST(TensorMethodSpellings, EqualTheFreeFunctions) {
   for (const Device& dev : testing::test_devices()) {
     const std::string ctx = dev.str();
     Tensor x = testing::make_input({3, 4}, kDouble, 1).to(dev);
-    Tensor y = testing::make_input({3, 4}, kDouble, 2).to(dev);
     Tensor v = testing::make_input({4}, kDouble, 3).to(dev);
     Tensor m = testing::make_input({4, 5}, kDouble, 4).to(dev);
     Tensor c = testing::make_input({3, 5}, kDouble, 5).to(dev);
     int64_t cols[] = {0, 3, 1, 2, 2, 0};
     Tensor idx = from_blob(cols, {3, 2}, TensorOptions().dtype(kLong)).clone().to(dev);
-    EXPECT_TRUE(x.abs().log1p().equal(log1p(x.abs()))) << ctx;
-    EXPECT_TRUE(x.floor().equal(floor(x))) << ctx;
-    EXPECT_TRUE(x.ceil().equal(ceil(x))) << ctx;
-    EXPECT_TRUE(x.trunc().equal(trunc(x))) << ctx;
-    EXPECT_TRUE(x.fix().equal(trunc(x))) << ctx;
-    EXPECT_TRUE(x.frac().equal(frac(x))) << ctx;
-    EXPECT_TRUE(x.tan().equal(tan(x))) << ctx;
-    EXPECT_TRUE(x.tanh().asin().equal(asin(x.tanh()))) << ctx;
-    EXPECT_TRUE(x.tanh().arcsin().equal(asin(x.tanh()))) << ctx;
-    EXPECT_TRUE(x.tanh().acos().equal(acos(x.tanh()))) << ctx;
-    EXPECT_TRUE(x.tanh().arccos().equal(acos(x.tanh()))) << ctx;
-    EXPECT_TRUE(x.atan().equal(atan(x))) << ctx;
-    EXPECT_TRUE(x.arctan().equal(atan(x))) << ctx;
-    EXPECT_TRUE(x.sinh().equal(sinh(x))) << ctx;
-    EXPECT_TRUE(x.cosh().equal(cosh(x))) << ctx;
-    EXPECT_TRUE(x.expm1().equal(expm1(x))) << ctx;
-    EXPECT_TRUE(x.abs().log2().equal(log2(x.abs()))) << ctx;
-    EXPECT_TRUE(x.abs().log10().equal(log10(x.abs()))) << ctx;
-    EXPECT_TRUE(x.exp2().equal(exp2(x))) << ctx;
-    EXPECT_TRUE(x.clone().floor_().equal(floor(x))) << ctx;
-    EXPECT_TRUE(x.clone().ceil_().equal(ceil(x))) << ctx;
-    EXPECT_TRUE(x.clone().trunc_().equal(trunc(x))) << ctx;
-    EXPECT_TRUE(x.clone().fix_().equal(trunc(x))) << ctx;
-    EXPECT_TRUE(x.div(0).isnan().equal(isnan(x.div(0)))) << ctx;
-    EXPECT_TRUE(x.gt(0).logical_and(y.gt(0)).equal(logical_and(x.gt(0), y.gt(0)))) << ctx;
-    EXPECT_TRUE(x.gt(0).logical_or(y.gt(0)).equal(logical_or(x.gt(0), y.gt(0)))) << ctx;
     EXPECT_TRUE(x.gather(1, idx).equal(gather(x, 1, idx))) << ctx;
     EXPECT_TRUE(x.logsumexp({1}, true).equal(logsumexp(x, {1}, true))) << ctx;
     EXPECT_TRUE(v.outer(v).equal(outer(v, v))) << ctx;

@@ -47,46 +47,35 @@ EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides,
                            const TensorOptions& options = {});
 
 // ---- elementwise ----
+// The ops of ember/op_table.h (neg ... bitwise_not, mul ... bitwise_xor, and the aliases fix,
+// arcsin, arccos, arctan), declared from the table; what each does is said there.
+#define EMBER_FREE_UNARY(name, Prim, method, inplace) EMBER_API Tensor name(const Tensor& a);
+#define EMBER_FREE_BINARY(name, Prim, scalar, inplace)     \
+  EMBER_API Tensor name(const Tensor& a, const Tensor& b); \
+  EMBER_OP_IF(scalar, EMBER_API Tensor name(const Tensor& a, const Scalar& b);)
+#define EMBER_FREE_UNARY_ALIAS(alias, target, method, inplace) \
+  inline Tensor alias(const Tensor& a) {                       \
+    return target(a);                                          \
+  }
+EMBER_OP_TABLE_UNARY(EMBER_FREE_UNARY)
+EMBER_OP_TABLE_BINARY(EMBER_FREE_BINARY)
+EMBER_OP_TABLE_UNARY_ALIASES(EMBER_FREE_UNARY_ALIAS)
+#undef EMBER_FREE_UNARY
+#undef EMBER_FREE_BINARY
+#undef EMBER_FREE_UNARY_ALIAS
+
+// The irregular ones.
 EMBER_API Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 EMBER_API Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
 EMBER_API Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 EMBER_API Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
-EMBER_API Tensor mul(const Tensor& a, const Tensor& b);
-EMBER_API Tensor mul(const Tensor& a, const Scalar& b);
-EMBER_API Tensor div(const Tensor& a, const Tensor& b);
-EMBER_API Tensor div(const Tensor& a, const Scalar& b);
-EMBER_API Tensor pow(const Tensor& a, const Tensor& e);
-EMBER_API Tensor pow(const Tensor& a, const Scalar& e);
 EMBER_API Tensor pow(const Scalar& a, const Tensor& e);
-EMBER_API Tensor maximum(const Tensor& a, const Tensor& b);
-EMBER_API Tensor minimum(const Tensor& a, const Tensor& b);
-// Python's modulo: the result has the divisor's sign (a - b * floor(a / b)). Integer division by
-// zero throws ZeroDivisionError (on CUDA: a device-side assert).
-EMBER_API Tensor remainder(const Tensor& a, const Tensor& b);
-EMBER_API Tensor remainder(const Tensor& a, const Scalar& b);
 EMBER_API Tensor remainder(const Scalar& a, const Tensor& b);
-// C's modulo: the result has the dividend's sign (a - b * trunc(a / b)).
-EMBER_API Tensor fmod(const Tensor& a, const Tensor& b);
-EMBER_API Tensor fmod(const Tensor& a, const Scalar& b);
-// a / b rounded toward -inf (PyTorch 1.13), integers kept; no gradient.
-EMBER_API Tensor floor_divide(const Tensor& a, const Tensor& b);
-EMBER_API Tensor floor_divide(const Tensor& a, const Scalar& b);
 // rounding_mode: nullopt (true division), "trunc" or "floor" (integers kept, zero gradient).
 EMBER_API Tensor div(const Tensor& a, const Tensor& b,
                      std::optional<std::string_view> rounding_mode);
 EMBER_API Tensor div(const Tensor& a, const Scalar& b,
                      std::optional<std::string_view> rounding_mode);
-EMBER_API Tensor atan2(const Tensor& a, const Tensor& b);
-EMBER_API Tensor hypot(const Tensor& a, const Tensor& b);
-// Integer and bool tensors only.
-EMBER_API Tensor bitwise_and(const Tensor& a, const Tensor& b);
-EMBER_API Tensor bitwise_and(const Tensor& a, const Scalar& b);
-EMBER_API Tensor bitwise_or(const Tensor& a, const Tensor& b);
-EMBER_API Tensor bitwise_or(const Tensor& a, const Scalar& b);
-EMBER_API Tensor bitwise_xor(const Tensor& a, const Tensor& b);
-EMBER_API Tensor bitwise_xor(const Tensor& a, const Scalar& b);
-EMBER_API Tensor bitwise_not(const Tensor& a);
-EMBER_API Tensor logical_xor(const Tensor& a, const Tensor& b);
 // start + weight * (end - start); start, end (and a tensor weight) share one floating dtype.
 EMBER_API Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
 EMBER_API Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
@@ -95,51 +84,7 @@ EMBER_API Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor
                          const Scalar& value = 1);
 EMBER_API Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                          const Scalar& value = 1);
-EMBER_API Tensor neg(const Tensor& a);
-EMBER_API Tensor abs(const Tensor& a);
-EMBER_API Tensor exp(const Tensor& a);
-EMBER_API Tensor log(const Tensor& a);
-EMBER_API Tensor log1p(const Tensor& a);
-EMBER_API Tensor sqrt(const Tensor& a);
-EMBER_API Tensor rsqrt(const Tensor& a);
-EMBER_API Tensor square(const Tensor& a);
-EMBER_API Tensor sin(const Tensor& a);
-EMBER_API Tensor cos(const Tensor& a);
-EMBER_API Tensor sign(const Tensor& a);
-// floor/ceil/trunc keep the dtype (integers come back unchanged, bool is rejected); frac is
-// x - trunc(x), floating dtypes only; the others promote integers to the default float dtype.
-EMBER_API Tensor floor(const Tensor& a);
-EMBER_API Tensor ceil(const Tensor& a);
-EMBER_API Tensor trunc(const Tensor& a);
-EMBER_API Tensor frac(const Tensor& a);
-EMBER_API Tensor tan(const Tensor& a);
-EMBER_API Tensor asin(const Tensor& a);
-EMBER_API Tensor acos(const Tensor& a);
-EMBER_API Tensor atan(const Tensor& a);
-EMBER_API Tensor sinh(const Tensor& a);
-EMBER_API Tensor cosh(const Tensor& a);
-EMBER_API Tensor expm1(const Tensor& a);
-EMBER_API Tensor log2(const Tensor& a);
-EMBER_API Tensor log10(const Tensor& a);
-EMBER_API Tensor exp2(const Tensor& a);
-// libtorch's aliases.
-inline Tensor fix(const Tensor& a) {
-  return trunc(a);
-}
-inline Tensor arcsin(const Tensor& a) {
-  return asin(a);
-}
-inline Tensor arccos(const Tensor& a) {
-  return acos(a);
-}
-inline Tensor arctan(const Tensor& a) {
-  return atan(a);
-}
-EMBER_API Tensor relu(const Tensor& a);
-EMBER_API Tensor sigmoid(const Tensor& a);
-EMBER_API Tensor tanh(const Tensor& a);
 EMBER_API Tensor gelu(const Tensor& a, const std::string& approximate = "none");
-EMBER_API Tensor silu(const Tensor& a);
 EMBER_API Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = {});
 inline Tensor clamp_min(const Tensor& a, const Scalar& min) {
   return clamp(a, min, std::nullopt);
@@ -150,16 +95,6 @@ inline Tensor clamp_max(const Tensor& a, const Scalar& max) {
 EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 EMBER_API Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 EMBER_API Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
-EMBER_API Tensor eq(const Tensor& a, const Tensor& b);
-EMBER_API Tensor ne(const Tensor& a, const Tensor& b);
-EMBER_API Tensor lt(const Tensor& a, const Tensor& b);
-EMBER_API Tensor le(const Tensor& a, const Tensor& b);
-EMBER_API Tensor gt(const Tensor& a, const Tensor& b);
-EMBER_API Tensor ge(const Tensor& a, const Tensor& b);
-EMBER_API Tensor logical_not(const Tensor& a);
-EMBER_API Tensor logical_and(const Tensor& a, const Tensor& b);
-EMBER_API Tensor logical_or(const Tensor& a, const Tensor& b);
-EMBER_API Tensor isnan(const Tensor& a);
 // The dtype PyTorch's promotion gives an op over these operands.
 EMBER_API ScalarType result_type(const Tensor& a, const Tensor& b);
 EMBER_API ScalarType result_type(const Tensor& a, const Scalar& b);
@@ -219,8 +154,7 @@ EMBER_API Tensor flip(const Tensor& a, IntArrayRef dims);
 // `value` where the bool `mask` (broadcast) is true; the result keeps a's dtype.
 EMBER_API Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value);
 EMBER_API Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value);
-// Half to even, as torch.round; with decimals: round(a * 10^decimals) / 10^decimals.
-EMBER_API Tensor round(const Tensor& a);
+// round(a * 10^decimals) / 10^decimals, half to even.
 EMBER_API Tensor round(const Tensor& a, int64_t decimals);
 EMBER_API Tensor var(const Tensor& a, bool unbiased = true);
 EMBER_API Tensor std(const Tensor& a, bool unbiased = true);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "ember/op_table.h"
 #include "ember/options.h"
 #include "ember/scalar.h"
 #include "ember/tensor_impl.h"
@@ -192,98 +193,28 @@ class EMBER_API Tensor {
   Tensor nonzero() const;
 
   // ---- math ----
+  // The ops of ember/op_table.h (x.exp(), x.mul(y), x.mul(2), x.eq(0), x.exp_(), x.mul_(y), the
+  // aliases x.fix(), x.arcsin()) are declared from the table after the operators below; the
+  // irregular ones follow, written out.
   Tensor add(const Tensor& o, const Scalar& alpha = 1) const;
   Tensor add(const Scalar& o, const Scalar& alpha = 1) const;
   Tensor sub(const Tensor& o, const Scalar& alpha = 1) const;
   Tensor sub(const Scalar& o, const Scalar& alpha = 1) const;
-  Tensor mul(const Tensor& o) const;
-  Tensor mul(const Scalar& o) const;
-  Tensor div(const Tensor& o) const;
-  Tensor div(const Scalar& o) const;
-  Tensor pow(const Tensor& e) const;
-  Tensor pow(const Scalar& e) const;
-  Tensor maximum(const Tensor& o) const;
-  Tensor minimum(const Tensor& o) const;
-  Tensor remainder(const Tensor& o) const;
-  Tensor remainder(const Scalar& o) const;
-  Tensor fmod(const Tensor& o) const;
-  Tensor fmod(const Scalar& o) const;
-  Tensor floor_divide(const Tensor& o) const;
-  Tensor floor_divide(const Scalar& o) const;
   Tensor div(const Tensor& o, std::optional<std::string_view> rounding_mode) const;
   Tensor div(const Scalar& o, std::optional<std::string_view> rounding_mode) const;
-  Tensor atan2(const Tensor& o) const;
-  Tensor hypot(const Tensor& o) const;
-  Tensor bitwise_and(const Tensor& o) const;
-  Tensor bitwise_and(const Scalar& o) const;
-  Tensor bitwise_or(const Tensor& o) const;
-  Tensor bitwise_or(const Scalar& o) const;
-  Tensor bitwise_xor(const Tensor& o) const;
-  Tensor bitwise_xor(const Scalar& o) const;
-  Tensor bitwise_not() const;
-  Tensor logical_xor(const Tensor& o) const;
   Tensor lerp(const Tensor& end, const Scalar& weight) const;
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
   Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
-  Tensor neg() const;
-  Tensor abs() const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor sqrt() const;
-  Tensor rsqrt() const;
-  Tensor square() const;
-  Tensor sin() const;
-  Tensor cos() const;
-  Tensor sign() const;
-  // floor ... exp2: see ember::floor in ops.h; fix and arcsin/arccos/arctan are libtorch's aliases.
-  Tensor floor() const;
-  Tensor ceil() const;
-  Tensor trunc() const;
-  Tensor fix() const { return trunc(); }
-  Tensor frac() const;
-  Tensor tan() const;
-  Tensor asin() const;
-  Tensor arcsin() const { return asin(); }
-  Tensor acos() const;
-  Tensor arccos() const { return acos(); }
-  Tensor atan() const;
-  Tensor arctan() const { return atan(); }
-  Tensor sinh() const;
-  Tensor cosh() const;
-  Tensor expm1() const;
-  Tensor log2() const;
-  Tensor log10() const;
-  Tensor exp2() const;
-  Tensor relu() const;
-  Tensor sigmoid() const;
-  Tensor tanh() const;
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp_min(const Scalar& min) const { return clamp(min, std::nullopt); }
   Tensor clamp_max(const Scalar& max) const { return clamp(std::nullopt, max); }
-  // libtorch's method spellings of free functions (src/ops/tensor_methods.cpp).
-  Tensor log1p() const;
-  Tensor isnan() const;
-  Tensor logical_and(const Tensor& o) const;
-  Tensor logical_or(const Tensor& o) const;
+  // libtorch's method spellings of irregular free functions (src/ops/tensor_methods.cpp).
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
   Tensor outer(const Tensor& o) const;
   Tensor addmm(const Tensor& mat1, const Tensor& mat2, const Scalar& beta = 1,
                const Scalar& alpha = 1) const;
-  Tensor eq(const Tensor& o) const;
-  Tensor eq(const Scalar& o) const;
-  Tensor ne(const Tensor& o) const;
-  Tensor ne(const Scalar& o) const;
-  Tensor lt(const Tensor& o) const;
-  Tensor lt(const Scalar& o) const;
-  Tensor le(const Tensor& o) const;
-  Tensor le(const Scalar& o) const;
-  Tensor gt(const Tensor& o) const;
-  Tensor gt(const Scalar& o) const;
-  Tensor ge(const Tensor& o) const;
-  Tensor ge(const Scalar& o) const;
-  Tensor logical_not() const;
   Tensor matmul(const Tensor& o) const;
   Tensor mm(const Tensor& o) const;
   Tensor bmm(const Tensor& o) const;
@@ -324,7 +255,6 @@ class EMBER_API Tensor {
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value) const;
   Tensor& masked_fill_(const Tensor& mask, const Tensor& value) const;
-  Tensor round() const;
   Tensor round(int64_t decimals) const;
   Tensor var(bool unbiased = true) const;
   Tensor std(bool unbiased = true) const;
@@ -356,19 +286,7 @@ class EMBER_API Tensor {
   Tensor& add_(const Scalar& o, const Scalar& alpha = 1) const;
   Tensor& sub_(const Tensor& o, const Scalar& alpha = 1) const;
   Tensor& sub_(const Scalar& o, const Scalar& alpha = 1) const;
-  Tensor& mul_(const Tensor& o) const;
-  Tensor& mul_(const Scalar& o) const;
-  Tensor& div_(const Tensor& o) const;
-  Tensor& div_(const Scalar& o) const;
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
-  Tensor& relu_() const;
-  Tensor& neg_() const;
-  Tensor& sqrt_() const;
-  Tensor& exp_() const;
-  Tensor& floor_() const;
-  Tensor& ceil_() const;
-  Tensor& trunc_() const;
-  Tensor& fix_() const { return trunc_(); }
   Tensor& uniform_(double from = 0, double to = 1) const;
   Tensor& normal_(double mean = 0, double std = 1) const;
 
@@ -401,6 +319,27 @@ class EMBER_API Tensor {
   std::string toString() const;
   // libtorch's print(): the type and the sizes, e.g. "[CPUFloatType [3, 3]]", on std::cerr.
   void print() const;
+
+  // ---- the op table (ember/op_table.h; defined in src/ops/op_table.cpp) ----
+  // clang-format off
+#define EMBER_TENSOR_UNARY_METHOD(name, Prim, method, inplace) \
+  EMBER_OP_IF(method, Tensor name() const;)                    \
+  EMBER_OP_IF(inplace, Tensor& name##_() const;)
+#define EMBER_TENSOR_BINARY_METHOD(name, Prim, scalar, inplace)     \
+  Tensor name(const Tensor& other) const;                           \
+  EMBER_OP_IF(scalar, Tensor name(const Scalar& other) const;)      \
+  EMBER_OP_IF(inplace, Tensor& name##_(const Tensor& other) const;) \
+  EMBER_OP_IF(inplace, EMBER_OP_IF(scalar, Tensor& name##_(const Scalar& other) const;))
+#define EMBER_TENSOR_UNARY_ALIAS(alias, target, method, inplace)  \
+  EMBER_OP_IF(method, Tensor alias() const { return target(); })  \
+  EMBER_OP_IF(inplace, Tensor& alias##_() const { return target##_(); })
+  EMBER_OP_TABLE_UNARY(EMBER_TENSOR_UNARY_METHOD)
+  EMBER_OP_TABLE_BINARY(EMBER_TENSOR_BINARY_METHOD)
+  EMBER_OP_TABLE_UNARY_ALIASES(EMBER_TENSOR_UNARY_ALIAS)
+#undef EMBER_TENSOR_UNARY_METHOD
+#undef EMBER_TENSOR_BINARY_METHOD
+#undef EMBER_TENSOR_UNARY_ALIAS
+  // clang-format on
 
  private:
   TensorImpl* checked() const {

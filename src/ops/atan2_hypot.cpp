@@ -44,11 +44,4 @@ Tensor hypot(const Tensor& a, const Tensor& b) {
   return out;
 }
 
-Tensor Tensor::atan2(const Tensor& o) const {
-  return ember::atan2(*this, o);
-}
-Tensor Tensor::hypot(const Tensor& o) const {
-  return ember::hypot(*this, o);
-}
-
 }  // namespace ember

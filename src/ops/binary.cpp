@@ -228,11 +228,8 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   Tensor fn(const Tensor& a, const Tensor& b) { \
     return arith(BinaryOp::OP, a, b);           \
   }                                             \
-  Tensor Tensor::fn(const Tensor& o) const {    \
-    return ember::fn(*this, o);                 \
-  }                                             \
-  Tensor Tensor::fn(const Scalar& o) const {    \
-    return arith(BinaryOp::OP, *this, o);       \
+  Tensor fn(const Tensor& a, const Scalar& b) { \
+    return arith(BinaryOp::OP, a, b);           \
   }
 EMBER_COMPARISON(eq, Eq)
 EMBER_COMPARISON(ne, Ne)
@@ -298,71 +295,8 @@ Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
 Tensor Tensor::sub(const Scalar& o, const Scalar& alpha) const {
   return ember::sub(*this, o, alpha);
 }
-Tensor Tensor::mul(const Tensor& o) const {
-  return ember::mul(*this, o);
-}
-Tensor Tensor::mul(const Scalar& o) const {
-  return ember::mul(*this, o);
-}
-Tensor Tensor::div(const Tensor& o) const {
-  return ember::div(*this, o);
-}
-Tensor Tensor::div(const Scalar& o) const {
-  return ember::div(*this, o);
-}
-Tensor Tensor::pow(const Tensor& e) const {
-  return ember::pow(*this, e);
-}
-Tensor Tensor::pow(const Scalar& e) const {
-  return ember::pow(*this, e);
-}
-Tensor Tensor::maximum(const Tensor& o) const {
-  return ember::maximum(*this, o);
-}
-Tensor Tensor::minimum(const Tensor& o) const {
-  return ember::minimum(*this, o);
-}
 
-// ---- in place: direct when nothing is recorded, else out of place on a clone and moved in ----
-namespace {
-template <typename Other, typename F>
-Tensor& binary_inplace(Tensor& self, const Other& other, const char* name, BinaryOp op, OpParams p,
-                       F functional) {
-  check_inplace_allowed(self, name);
-  bool grad;
-  if constexpr (std::is_same_v<Other, Tensor>) {
-    grad = autograd::needs_grad({self, other});
-  } else {
-    grad = autograd::needs_grad({self});
-  }
-  if (!grad) {
-    if constexpr (std::is_same_v<Other, Tensor>) {
-      if (other.dtype() == self.dtype() && other.device() == self.device() &&
-          broadcast_dims(self.sizes(), other.sizes()).ref() == self.sizes() &&
-          (op != BinaryOp::Div || is_floating_point(self.dtype()))) {
-        backend_for(self).binary(op, self, self, other, p);
-        self.bump_version();
-        return self;
-      }
-    } else {
-      if (result_type(self, other) == self.dtype() &&
-          (op != BinaryOp::Div || is_floating_point(self.dtype()))) {
-        backend_for(self).binary(op, self, self, wrap_scalar(other, self.dtype()), p);
-        self.bump_version();
-        return self;
-      }
-    }
-  }
-  Tensor src = grad ? self.clone() : self;
-  if constexpr (std::is_same_v<Other, Tensor>) {
-    // x.op_(x): both operands read the clone, so the node never holds self (no reference cycle
-    // self -> grad_fn -> saved self) and its saved values survive the write.
-    if (other.is_same(self)) return assign_inplace(self, functional(src, src), name);
-  }
-  return assign_inplace(self, functional(src, other), name);
-}
-}  // namespace
-
+// ---- in place (binary_inplace: ops/elementwise.h) ----
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) const {
   return binary_inplace(const_cast<Tensor&>(*this), o, "add_", BinaryOp::Add, {alpha.toDouble()},
                         [&](const Tensor& s, const Tensor& x) { return ember::add(s, x, alpha); });
@@ -378,22 +312,6 @@ Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) const {
 Tensor& Tensor::sub_(const Scalar& o, const Scalar& alpha) const {
   return binary_inplace(const_cast<Tensor&>(*this), o, "sub_", BinaryOp::Sub, {alpha.toDouble()},
                         [&](const Tensor& s, const Scalar& x) { return ember::sub(s, x, alpha); });
-}
-Tensor& Tensor::mul_(const Tensor& o) const {
-  return binary_inplace(const_cast<Tensor&>(*this), o, "mul_", BinaryOp::Mul, {},
-                        [](const Tensor& s, const Tensor& x) { return ember::mul(s, x); });
-}
-Tensor& Tensor::mul_(const Scalar& o) const {
-  return binary_inplace(const_cast<Tensor&>(*this), o, "mul_", BinaryOp::Mul, {},
-                        [](const Tensor& s, const Scalar& x) { return ember::mul(s, x); });
-}
-Tensor& Tensor::div_(const Tensor& o) const {
-  return binary_inplace(const_cast<Tensor&>(*this), o, "div_", BinaryOp::Div, {},
-                        [](const Tensor& s, const Tensor& x) { return ember::div(s, x); });
-}
-Tensor& Tensor::div_(const Scalar& o) const {
-  return binary_inplace(const_cast<Tensor&>(*this), o, "div_", BinaryOp::Div, {},
-                        [](const Tensor& s, const Scalar& x) { return ember::div(s, x); });
 }
 
 }  // namespace ember

@@ -55,29 +55,4 @@ Tensor logical_xor(const Tensor& a, const Tensor& b) {
   return binary_kernel_call(BinaryOp::LogicalXor, a, b, result_type(a, b));
 }
 
-Tensor Tensor::bitwise_and(const Tensor& o) const {
-  return ember::bitwise_and(*this, o);
-}
-Tensor Tensor::bitwise_and(const Scalar& o) const {
-  return ember::bitwise_and(*this, o);
-}
-Tensor Tensor::bitwise_or(const Tensor& o) const {
-  return ember::bitwise_or(*this, o);
-}
-Tensor Tensor::bitwise_or(const Scalar& o) const {
-  return ember::bitwise_or(*this, o);
-}
-Tensor Tensor::bitwise_xor(const Tensor& o) const {
-  return ember::bitwise_xor(*this, o);
-}
-Tensor Tensor::bitwise_xor(const Scalar& o) const {
-  return ember::bitwise_xor(*this, o);
-}
-Tensor Tensor::bitwise_not() const {
-  return ember::bitwise_not(*this);
-}
-Tensor Tensor::logical_xor(const Tensor& o) const {
-  return ember::logical_xor(*this, o);
-}
-
 }  // namespace ember

@@ -148,24 +148,6 @@ Tensor div(const Tensor& a, const Scalar& b, std::optional<std::string_view> rou
   return out;
 }
 
-Tensor Tensor::remainder(const Tensor& o) const {
-  return ember::remainder(*this, o);
-}
-Tensor Tensor::remainder(const Scalar& o) const {
-  return ember::remainder(*this, o);
-}
-Tensor Tensor::fmod(const Tensor& o) const {
-  return ember::fmod(*this, o);
-}
-Tensor Tensor::fmod(const Scalar& o) const {
-  return ember::fmod(*this, o);
-}
-Tensor Tensor::floor_divide(const Tensor& o) const {
-  return ember::floor_divide(*this, o);
-}
-Tensor Tensor::floor_divide(const Scalar& o) const {
-  return ember::floor_divide(*this, o);
-}
 Tensor Tensor::div(const Tensor& o, std::optional<std::string_view> rounding_mode) const {
   return ember::div(*this, o, rounding_mode);
 }

@@ -72,4 +72,16 @@ Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
   return self;
 }
 
+Tensor& unary_inplace(Tensor& self, const char* name, UnaryOp op,
+                      Tensor (*functional)(const Tensor&)) {
+  check_inplace_allowed(self, name);
+  bool grad = autograd::needs_grad({self});
+  if (!grad && is_floating_point(self.dtype())) {
+    backend_for(self).unary(op, self, self, {});
+    self.bump_version();
+    return self;
+  }
+  return assign_inplace(self, functional(grad ? self.clone() : self), name);
+}
+
 }  // namespace ember

@@ -10,6 +10,7 @@ namespace ember {
 using autograd::variable_list;
 
 Tensor round(const Tensor& a) {
+  EMBER_CHECK(a.dtype() != kBool, TypeError, "\"round\" not implemented for 'Bool'");
   Tensor out = unary_kernel_call(UnaryOp::Round, a, a.dtype());
   if (autograd::needs_grad({a})) {
     autograd::record("RoundBackward0", out, {a},
@@ -27,9 +28,6 @@ Tensor round(const Tensor& a, int64_t decimals) {
   return decimals > 0 ? round(a * ten_pow) / ten_pow : round(a / ten_pow) * ten_pow;
 }
 
-Tensor Tensor::round() const {
-  return ember::round(*this);
-}
 Tensor Tensor::round(int64_t decimals) const {
   return ember::round(*this, decimals);
 }

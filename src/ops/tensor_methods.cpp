@@ -4,18 +4,6 @@
 
 namespace ember {
 
-Tensor Tensor::log1p() const {
-  return ember::log1p(*this);
-}
-Tensor Tensor::isnan() const {
-  return ember::isnan(*this);
-}
-Tensor Tensor::logical_and(const Tensor& o) const {
-  return ember::logical_and(*this, o);
-}
-Tensor Tensor::logical_or(const Tensor& o) const {
-  return ember::logical_or(*this, o);
-}
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   return ember::gather(*this, dim, index);
 }
