@@ -57,10 +57,10 @@
 //   EMBER_OP_TABLE_UNARY(BIND_UNARY)
 //   #undef BIND_UNARY
 //
-// (one logical line, continued with backslashes) and the binary rows alike, casting to `Tensor (*)(const Tensor&, const Tensor&)` and, under
-// EMBER_OP_IF(scalar, ...), `Tensor (*)(const Tensor&, const Scalar&)`. The Python name is the
-// row's name (PyTorch spells these ops as libtorch does). The irregular ops above are bound by
-// hand.
+// (one logical line, continued with backslashes), and the binary rows alike, casting to
+// `Tensor (*)(const Tensor&, const Tensor&)` and, under EMBER_OP_IF(scalar, ...), to
+// `Tensor (*)(const Tensor&, const Scalar&)`. The Python name is the row's name (PyTorch spells
+// these ops as libtorch does). The irregular ops above are bound by hand.
 //
 // Adding a row here without a front end fails to link (ember::name is declared, never defined);
 // adding a front end without a row leaves the op without a method, without tests and
