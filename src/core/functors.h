@@ -211,13 +211,28 @@ struct PowScalarOp {  // x ** p.a
       }
       return T(0);
     }
-    T r = T(1);
-    while (e) {
-      if (e & 1) r = static_cast<T>(r * base);
-      base = static_cast<T>(base * base);
-      e >>= 1;
+    // Multiplied in an unsigned type at least as wide as unsigned int: overflow wraps, as
+    // PyTorch's integer pow does, instead of being undefined (int32 65536 ** 2; uint16 and int16
+    // would overflow int after promotion).
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      using W =
+          std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+      W r = 1, b = static_cast<W>(base);
+      while (e) {
+        if (e & 1) r = static_cast<W>(r * b);
+        b = static_cast<W>(b * b);
+        e >>= 1;
+      }
+      return static_cast<T>(r);
+    } else {
+      T r = T(1);
+      while (e) {
+        if (e & 1) r = static_cast<T>(r * base);
+        base = static_cast<T>(base * base);
+        e >>= 1;
+      }
+      return r;
     }
-    return r;
   }
 };
 struct RPowScalarOp {  // p.a ** x
