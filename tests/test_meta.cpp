@@ -8,27 +8,15 @@
 
 #include "ember/ember.h"
 #include "ember/nn.h"
+#include "support/test_util.h"
 #include "support/torch_oracle.h"
 
 using namespace ember;
+using ember::testing::contains;
+using ember::testing::error_of;
 using ember::testing::TorchOracle;
 
 namespace {
-
-template <typename E, typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no error of the expected type";
-  return "";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
 
 const TensorOptions kMetaFloat = TensorOptions().device(kMeta);
 
