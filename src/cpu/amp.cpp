@@ -1,10 +1,10 @@
 // Mixed-precision kernels for amp::GradScaler on the CPU: the fused unscale + non-finite check
-// over a list of gradients, and the scale update (amp/scaling_math.h has the arithmetic, shared
+// over a list of gradients, and the scale update (core/scaling_math.h has the arithmetic, shared
 // with the CUDA kernels).
 #include <cmath>
 
-#include "amp/scaling_math.h"
 #include "core/dispatch.h"
+#include "core/scaling_math.h"
 #include "cpu/cpu_backend.h"
 
 namespace ember::cpu {

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "amp/scaling_math.h"
 #include "core/dispatch.h"
+#include "core/scaling_math.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 

@@ -1,10 +1,10 @@
 // NVTX ranges through the header-only NVTX 3 API: without an attached tool (Nsight Systems)
 // each call is a check of a null function pointer.
-#include "profiler/nvtx.h"
+#include "core/nvtx.h"
 
 #include <nvtx3/nvToolsExt.h>
 
-namespace ember::profiler::detail {
+namespace ember::detail {
 
 void nvtx_range_push(const char* name) {
   nvtxRangePushA(name);
@@ -13,4 +13,4 @@ void nvtx_range_pop() {
   nvtxRangePop();
 }
 
-}  // namespace ember::profiler::detail
+}  // namespace ember::detail

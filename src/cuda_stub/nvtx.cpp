@@ -1,9 +1,9 @@
 // Without CUDA there is no Nsight to show NVTX ranges: the profiler's NVTX calls do nothing.
-#include "profiler/nvtx.h"
+#include "core/nvtx.h"
 
-namespace ember::profiler::detail {
+namespace ember::detail {
 
 void nvtx_range_push(const char*) {}
 void nvtx_range_pop() {}
 
-}  // namespace ember::profiler::detail
+}  // namespace ember::detail

@@ -1,6 +1,6 @@
 // load_inline: the source plus generated exports (extern "C" accessors that return each
 // function's address and its type's name, so get<Signature> can check it) is compiled into a
-// cached shared object (extension/shared_object_build.h) and loaded with dlopen.
+// cached shared object (core/shared_object_build.h) and loaded with dlopen.
 #include "ember/cpp_extension.h"
 
 #include <dlfcn.h>
@@ -8,7 +8,7 @@
 
 #include <cstdlib>
 
-#include "extension/shared_object_build.h"
+#include "core/shared_object_build.h"
 
 namespace ember::cpp_extension {
 

@@ -1,7 +1,7 @@
 // Ranges: the per-thread stack, GPU events around ops on CUDA devices, NVTX.
 #include "profiler/range.h"
 
-#include "profiler/nvtx.h"
+#include "core/nvtx.h"
 
 namespace ember::profiler::detail {
 namespace {
@@ -14,7 +14,7 @@ Range* Range::innermost() {
 
 Range::Range(std::string name, EventKind kind, Device device) : session_(current_session()) {
   nvtx_ = nvtx_on(session_.get());
-  if (nvtx_) nvtx_range_push(name.c_str());
+  if (nvtx_) ::ember::detail::nvtx_range_push(name.c_str());
   ev_.name = std::move(name);
   ev_.kind = kind;
   ev_.device = device;
@@ -62,7 +62,7 @@ void Range::close() {
       }
     }
   }
-  if (nvtx_) nvtx_range_pop();
+  if (nvtx_) ::ember::detail::nvtx_range_pop();
   if (!session_) return;
   if (gpu_) {
     try {

@@ -13,10 +13,10 @@
 #include <regex>
 #include <type_traits>
 
+#include "core/shared_object_build.h"
 #include "cuda/cuda_internal.h"
 #include "cuda_sim.h"
 #include "ember/error.h"
-#include "extension/shared_object_build.h"
 
 namespace ember::cuda::detail {
 namespace {

@@ -1,5 +1,5 @@
 // See shared_object_build.h.
-#include "extension/shared_object_build.h"
+#include "core/shared_object_build.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
