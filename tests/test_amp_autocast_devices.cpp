@@ -1,7 +1,7 @@
 // Autocast policies on every device (CPU and each CUDA device) and both region dtypes (float16,
-// bfloat16): each listed op's output dtype follows its device's column of amp/policy.h, and its
-// values and gradients equal the same math done in float64 on the inputs rounded as the policy
-// says, then rounded once to the output dtype (what Ember's kernels promise: float32
+// bfloat16): each listed op's output dtype follows its device's column of core/autocast_policy.h,
+// and its values and gradients equal the same math done in float64 on the inputs rounded as the
+// policy says, then rounded once to the output dtype (what Ember's kernels promise: float32
 // accumulation, one rounding). PyTorch 1.13 has no CUDA here and no float16 CPU autocast, so the
 // reference is PyTorch with the casts written out.
 #include <gtest/gtest.h>

@@ -1,15 +1,11 @@
 // The autocast region (ember::amp::autocast) and the thread's autocast state.
 #include "ember/amp/autocast.h"
 
-#include "amp/autocast_hook.h"
 #include "amp/cast_cache.h"
+#include "core/autocast_hook.h"
 #include "ember/error.h"
 
 namespace ember::amp {
-namespace detail {
-thread_local uint8_t t_active = 0;
-}  // namespace detail
-
 namespace {
 
 struct AutocastState {
@@ -34,6 +30,19 @@ void check_dtype(DeviceType device_type, ScalarType dtype) {
               python_name(dtype), " for device type ", device_type_name(device_type));
 }
 
+// What the front ends' AutocastScope (core/autocast_hook.h) needs from a region: its dtype, and
+// casts through the cast cache (PyTorch's cached_cast).
+Tensor cast_lower(const Tensor& t, ScalarType dtype) {
+  if (is_autocast_cache_enabled() && detail::is_cacheable(t)) return detail::cached_cast(t, dtype);
+  return t.to(dtype);
+}
+constexpr AutocastHooks kHooks{get_autocast_dtype, cast_lower};
+
+// Attached before t_active is first set (the only two places that set a bit of it do this).
+void attach() {
+  attach_autocast(&kHooks);
+}
+
 }  // namespace
 
 autocast::autocast(DeviceType device_type, std::optional<ScalarType> dtype, bool enabled,
@@ -44,6 +53,7 @@ autocast::autocast(DeviceType device_type, std::optional<ScalarType> dtype, bool
       prev_cache_enabled_(t_state.cache_enabled),
       prev_active_(detail::t_active) {
   if (dtype) check_dtype(device_type, *dtype);
+  attach();
   t_state.enabled[slot(device_type)] = enabled;
   if (dtype) t_state.dtype[slot(device_type)] = *dtype;
   t_state.cache_enabled = cache_enabled;
@@ -67,6 +77,7 @@ ScalarType get_autocast_dtype(DeviceType device_type) {
   return t_state.dtype[slot(device_type)];
 }
 void set_autocast_enabled(DeviceType device_type, bool enabled) {
+  attach();
   t_state.enabled[slot(device_type)] = enabled;
   detail::t_active =
       enabled ? (detail::t_active | bit(device_type)) : (detail::t_active & ~bit(device_type));

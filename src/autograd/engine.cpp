@@ -4,8 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "amp/autocast_hook.h"
 #include "autograd/node_impl.h"
+#include "core/autocast_hook.h"
 #include "ember/ops.h"
 #include "profiler/evaluate_function.h"
 

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "amp/autocast_hook.h"
 #include "autograd/record.h"
+#include "core/autocast_hook.h"
 #include "core/backend.h"
 #include "core/tensor_factory.h"
 

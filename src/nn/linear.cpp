@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "amp/autocast_hook.h"
+#include "core/autocast_hook.h"
 #include "ember/nn/init.h"
 #include "ember/nn/ops.h"
 #include "ember/ops.h"

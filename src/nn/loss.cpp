@@ -3,8 +3,8 @@
 // is exact (sigmoid(x) - t) where the stable forward has kinks (|x| at 0).
 #include <limits>
 
-#include "amp/autocast_hook.h"
 #include "autograd/record.h"
+#include "core/autocast_hook.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/ops.h"

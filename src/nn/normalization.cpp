@@ -2,7 +2,7 @@
 // and the BatchNorm1d/2d and LayerNorm modules.
 #include <cmath>
 
-#include "amp/autocast_hook.h"
+#include "core/autocast_hook.h"
 #include "ember/nn/init.h"
 #include "ember/nn/modules/batchnorm.h"
 #include "ember/nn/modules/normalization.h"

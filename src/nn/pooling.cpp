@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "amp/autocast_hook.h"
+#include "core/autocast_hook.h"
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"

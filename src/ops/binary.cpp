@@ -1,7 +1,7 @@
 // Binary front ends (arithmetic, comparisons, where) and their gradient rules.
 #include <cmath>
 
-#include "amp/autocast_hook.h"
+#include "core/autocast_hook.h"
 #include "core/broadcast.h"
 #include "core/tensor_factory.h"
 #include "ops/elementwise.h"

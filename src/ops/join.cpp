@@ -2,8 +2,8 @@
 // through the backend's copy (which also casts to the promoted dtype).
 #include <vector>
 
-#include "amp/autocast_hook.h"
 #include "autograd/record.h"
+#include "core/autocast_hook.h"
 #include "core/backend.h"
 #include "core/checked_size.h"
 #include "core/tensor_factory.h"

@@ -1,7 +1,7 @@
 // Matrix products: mm, bmm and addmm run the backend's batched GEMM and carry gradient rules;
 // matmul (every rank case of torch.matmul) and outer are built from them and from views.
-#include "amp/autocast_hook.h"
 #include "autograd/record.h"
+#include "core/autocast_hook.h"
 #include "core/backend.h"
 #include "core/broadcast.h"
 #include "core/tensor_factory.h"

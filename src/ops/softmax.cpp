@@ -2,8 +2,8 @@
 // the row maximum subtracted first so exp cannot overflow. The composite of primitives (amax,
 // sub, exp, sum, div) stays as the reference in the tests and as the gradient rule when a graph
 // of the backward is asked for (create_graph).
-#include "amp/autocast_hook.h"
 #include "autograd/record.h"
+#include "core/autocast_hook.h"
 #include "core/backend.h"
 #include "core/tensor_factory.h"
 #include "ember/autograd.h"

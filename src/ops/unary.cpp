@@ -1,7 +1,7 @@
 // Unary front ends and their gradient rules.
 #include <limits>
 
-#include "amp/autocast_hook.h"
+#include "core/autocast_hook.h"
 #include "core/tensor_factory.h"
 #include "ops/elementwise.h"
 #include "ops/promotion.h"

@@ -1,5 +1,5 @@
 #pragma once
-// How an op front end applies autocast (amp/policy.h says what each op does):
+// How an op front end applies autocast (core/autocast_policy.h says what each op does):
 //
 //   Tensor mm(const Tensor& a, const Tensor& b) {
 //     if (amp::autocast_applies(a)) {
@@ -11,9 +11,13 @@
 // The scope turns autocast off until the op returns, so its inner ops (linear -> addmm,
 // cross_entropy -> log_softmax) run in the types it chose, as a listed op excludes the autocast
 // dispatch key in PyTorch. When autocast is off the cost is one thread-local load.
+//
+// The hook sits in core, below the front ends (src/ops, src/nn) and the autograd engine that use
+// it; src/amp, above them, owns the regions: it sets t_active and attaches AutocastHooks, the two
+// things only it knows (the region's dtype, the cast cache).
 #include <optional>
 
-#include "amp/policy.h"
+#include "core/autocast_policy.h"
 #include "ember/tensor.h"
 
 namespace ember::amp {
@@ -27,6 +31,15 @@ inline bool autocast_applies(const Tensor& t) {
   const uint8_t active = detail::t_active;
   return active != 0 && t.defined() && ((active >> static_cast<int>(t.device().type())) & 1);
 }
+
+// What src/amp attaches (before it first sets t_active, so every AutocastScope sees it).
+struct AutocastHooks {
+  // The thread's autocast dtype on `device_type` (set_autocast_dtype).
+  ScalarType (*region_dtype)(DeviceType device_type);
+  // `t` in `dtype` for a LowerPrecision op: through the region's cast cache where it applies.
+  Tensor (*cast_lower)(const Tensor& t, ScalarType dtype);
+};
+void attach_autocast(const AutocastHooks* hooks);
 
 // Autocast off for a scope (backward runs under one).
 class AutocastOffGuard {
@@ -59,6 +72,7 @@ class AutocastScope {
   bool eligible(const Tensor& t) const;
 
   AutocastOffGuard off_;
+  const AutocastHooks* hooks_;
   CastPolicy policy_;
   DeviceType device_type_;
   ScalarType lower_;   // the region's dtype on this device type
