@@ -6,8 +6,8 @@
 
 #include "autograd/node_impl.h"
 #include "core/autocast_hook.h"
+#include "core/listener.h"
 #include "ember/ops.h"
-#include "profiler/evaluate_function.h"
 
 namespace ember::autograd {
 
@@ -175,7 +175,7 @@ void run_backward(const std::vector<Edge>& roots, variable_list root_grads, bool
     if (grads.size() < n->num_outputs()) grads.resize(n->num_outputs());
     variable_list out;
     {
-      profiler::detail::EvaluateFunctionRange range(*n);  // for a profile: each node's ops
+      audit::NodeScope scope(*n);  // for a profile: each node's ops
       out = n->apply(std::move(grads));
     }
     if (!retain_graph) n->release_variables();

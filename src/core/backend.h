@@ -112,8 +112,9 @@ EMBER_API Backend& cpu_backend();
 EMBER_API Backend& meta_backend();
 // Implemented by src/cuda (the real backend) or src/cuda_stub (throws, saying why).
 EMBER_API Backend& cuda_backend();
-// While a profile records: a wrapper of `b` that records every call as an op
-// (src/profiler/profiled_backend.cpp; a method added to Backend is added there too); else `b`.
+// While a listener is attached (core/listener.h): its wrapper of `b`, which records every call as
+// an op (src/profiler/profiled_backend.cpp; a method added to Backend is added there too); else
+// `b`.
 EMBER_API Backend& recording_backend(Backend& b);
 // `b` as the profiler wants to see it, for code that picks a backend itself.
 inline Backend& observed(Backend& b) {

@@ -10,11 +10,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/listener.h"
 #include "core/transfer_counters.h"
 #include "ember/cuda.h"
 #include "ember/error.h"
-#include "profiler/hooks.h"
-#include "profiler/session.h"
 
 namespace ember {
 namespace audit {
@@ -77,13 +76,13 @@ void record_copy(CopyDirection d, size_t bytes, bool pinned, bool blocking) {
       c.d2d += 1;
       break;
   }
-  if (profiler::detail::enabled()) profiler::detail::on_copy(d, bytes, pinned, blocking);
+  if (Listener* l = listener()) l->on_copy(d, bytes, pinned, blocking);
 }
 
 void record_kernel_launch() {
   if (!active()) return;
   counters().kernel_launches += 1;
-  if (profiler::detail::enabled()) profiler::detail::on_kernel_launch();
+  if (Listener* l = listener()) l->on_kernel_launch();
 }
 void record_cpu_op() {
   if (active() && tls_audits_here > 0) counters().cpu_ops += 1;
@@ -99,14 +98,14 @@ void record_sync(bool implicit, double wait_ms, const char* call, const char* wh
   TransferCounters& c = counters();
   (implicit ? c.implicit_syncs : c.explicit_syncs) += 1;
   c.sync_wait_us += static_cast<int64_t>(wait_ms * 1000.0);
-  if (profiler::detail::enabled()) profiler::detail::on_sync(implicit, wait_ms, call, what);
+  if (Listener* l = listener()) l->on_sync(implicit, wait_ms, call, what);
 }
 void record_alloc_slow(const void* p, size_t bytes, Device device) {
-  if (profiler::detail::enabled()) profiler::detail::on_alloc(p, bytes, device);
+  if (Listener* l = listener()) l->on_alloc(p, bytes, device);
 }
 void record_free_slow(const void* p) {
   try {
-    if (profiler::detail::enabled()) profiler::detail::on_free(p);
+    if (Listener* l = listener()) l->on_free(p);
   } catch (...) {
     // Called from a destructor: a lost memory event is better than terminate().
   }

@@ -2,16 +2,18 @@
 #include "profiler/evaluate_function.h"
 
 #include "profiler/range.h"
+#include "profiler/session.h"
 
 namespace ember::profiler::detail {
 
-void EvaluateFunctionRange::open(const autograd::Node& node) {
-  range_ =
-      new Range("autograd::engine::evaluate_function: " + node.name(), EventKind::UserAnnotation);
+void* begin_node_range(const autograd::Node& node) {
+  if (!enabled()) return nullptr;
+  return new Range("autograd::engine::evaluate_function: " + node.name(),
+                   EventKind::UserAnnotation);
 }
 
-EvaluateFunctionRange::~EvaluateFunctionRange() {
-  delete range_;
+void end_node_range(void* range) {
+  delete static_cast<Range*>(range);
 }
 
 }  // namespace ember::profiler::detail

@@ -2,6 +2,7 @@
 #include "profiler/hooks.h"
 
 #include "core/device_audit.h"
+#include "profiler/evaluate_function.h"
 #include "profiler/range.h"
 
 namespace ember::profiler::detail {
@@ -111,6 +112,35 @@ void on_free(const void* p) {
   if (!s->on_free(p, r ? r->event().id : -1, &bytes, &device) || !r) return;
   (device.is_cuda() ? r->event().self_cuda_memory_usage : r->event().self_cpu_memory_usage) -=
       bytes;
+}
+
+namespace {
+
+class ProfilerListener final : public audit::Listener {
+ public:
+  void on_copy(audit::CopyDirection direction, size_t bytes, bool pinned, bool blocking) override {
+    detail::on_copy(direction, bytes, pinned, blocking);
+  }
+  void on_kernel_launch() override { detail::on_kernel_launch(); }
+  void on_sync(bool implicit, double wait_ms, const char* call, const char* what) override {
+    detail::on_sync(implicit, wait_ms, call, what);
+  }
+  void on_alloc(const void* p, size_t bytes, Device device) override {
+    detail::on_alloc(p, bytes, device);
+  }
+  void on_free(const void* p) override { detail::on_free(p); }
+  Backend& wrap_backend(Backend& b) override { return detail::wrap_backend(b); }
+  void* node_begin(const autograd::Node& node) override { return begin_node_range(node); }
+  void node_end(void* token) override { end_node_range(token); }
+};
+
+// Constant-initialised and trivially destroyed: valid for any call that loaded it, at any time.
+constinit ProfilerListener g_profiler_listener;
+
+}  // namespace
+
+audit::Listener* listener() {
+  return &g_profiler_listener;
 }
 
 }  // namespace ember::profiler::detail

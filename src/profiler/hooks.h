@@ -1,9 +1,11 @@
 #pragma once
 // What the backends' audit hooks (core/device_audit.h) pass on to a recording profile: copies,
-// kernel launches, host syncs, and tensor memory. Called only while enabled().
+// kernel launches, host syncs, and tensor memory; the profiler's listener (core/listener.h)
+// forwards them here. Called only while enabled().
 #include <cstddef>
 
 #include "core/device_audit.h"
+#include "core/listener.h"
 #include "ember/device.h"
 #include "ember/tensor.h"
 
@@ -15,6 +17,13 @@ void on_kernel_launch();
 void on_sync(bool implicit, double wait_ms, const char* call, const char* what);
 void on_alloc(const void* p, size_t bytes, Device device);
 void on_free(const void* p);
+
+// While enabled(): the backend wrapper that records every call as an op
+// (profiled_backend.cpp); else `b`.
+Backend& wrap_backend(Backend& b);
+
+// The profiler's listener: attached while enabled() (session.cpp), it forwards to the above.
+audit::Listener* listener();
 
 class Range;
 // Front ends allocate an op's output, then call the backend: when `out` was the last allocation

@@ -1,4 +1,5 @@
-// While a profile records, backend_for() hands out this wrapper instead of the backend: every
+// While a profile records, backend_for() hands out this wrapper (through the listener,
+// core/listener.h) instead of the backend: every
 // call becomes an op range named as PyTorch users know it (ember::add, ember::mm, ember::copy_),
 // on the device of its first CUDA tensor (else the CPU), with its inputs' shapes when asked.
 // Every op front end reaches its backend through backend_for(), so this one place times them all.
@@ -6,6 +7,7 @@
 #include "profiler/hooks.h"
 #include "profiler/op_names.h"
 #include "profiler/range.h"
+#include "profiler/session.h"
 
 namespace ember {
 namespace profiler::detail {
@@ -173,16 +175,16 @@ class ProfiledBackend final : public Backend {
 };
 
 }  // namespace
-}  // namespace profiler::detail
 
-Backend& recording_backend(Backend& b) {
-  if (!profiler::detail::enabled()) return b;
-  static profiler::detail::ProfiledBackend cpu(cpu_backend());
+Backend& wrap_backend(Backend& b) {
+  if (!enabled()) return b;
+  static ProfiledBackend cpu(cpu_backend());
   if (&b == &cpu_backend()) return cpu;
-  static profiler::detail::ProfiledBackend meta(meta_backend());
+  static ProfiledBackend meta(meta_backend());
   if (&b == &meta_backend()) return meta;
-  static profiler::detail::ProfiledBackend cuda(b);  // the only other backend
+  static ProfiledBackend cuda(b);  // the only other backend
   return cuda;
 }
 
+}  // namespace profiler::detail
 }  // namespace ember

@@ -9,6 +9,7 @@
 
 #include "core/device_audit.h"
 #include "ember/error.h"
+#include "profiler/hooks.h"
 
 namespace ember::profiler::detail {
 
@@ -19,6 +20,15 @@ std::mutex g_session_mu;
 std::shared_ptr<Session> g_session;
 std::atomic<int> g_nvtx_scopes{0};
 thread_local bool t_internal = false;
+std::mutex g_enabled_mu;
+
+// Every change of g_enabled goes through here: the listener is attached exactly while it is
+// positive (the mutex keeps a late detach from undoing a newer attach).
+void add_enabled(int delta) {
+  std::lock_guard<std::mutex> lock(g_enabled_mu);
+  const int now = g_enabled.fetch_add(delta) + delta;
+  audit::attach_listener(now > 0 ? listener() : nullptr);
+}
 }  // namespace
 
 int64_t now_ns() {
@@ -172,7 +182,7 @@ void begin_session(std::shared_ptr<Session> s) {
               "Profiler is already enabled: stop the running ember::profiler::profile before "
               "starting another");
   g_session = std::move(s);
-  g_enabled.fetch_add(1);
+  add_enabled(1);
   audit::g_open_audits.fetch_add(1);  // the backends' hooks report to us from now on
 }
 
@@ -180,7 +190,7 @@ void end_session(const Session* s) {
   std::lock_guard<std::mutex> lock(g_session_mu);
   if (!g_session || g_session.get() != s) return;
   g_session.reset();
-  g_enabled.fetch_sub(1);
+  add_enabled(-1);
   audit::g_open_audits.fetch_sub(1);
 }
 
@@ -190,7 +200,7 @@ bool nvtx_on(const Session* s) {
 
 void add_nvtx_scope(int delta) {
   g_nvtx_scopes.fetch_add(delta);
-  g_enabled.fetch_add(delta);
+  add_enabled(delta);
   audit::g_open_audits.fetch_add(delta);
 }
 
