@@ -1,0 +1,77 @@
+# The layers of src/: the one table of which folder belongs to which layer and which layers each
+# layer's code may include. The top-level CMakeLists.txt builds one object library per layer whose
+# only view of src/ is a folder of links to the folders it may include (so an upward include does
+# not compile), and cmake/check_layers.cmake checks every #include of src/ against the same table
+# (headers too, and "../" paths, which the compiler alone would not catch). docs/architecture.md
+# explains the layers.
+#
+# EMBER_LAYER_<layer>_FOLDERS: the folders of src/ in the layer.
+# EMBER_LAYER_<layer>_USES:    the other layers its code may include (listed in full, not
+#                              transitively). The public headers (include/ember) are open to all.
+# Bottom up:
+set(EMBER_LAYERS core backends frontend amp profiler distributed extension cuda_sim)
+
+# Tensors, dtypes, devices, the Backend interface, the kernel math both backends compile, the
+# autograd tape, and the hooks that the layers above attach to (core/listener.h,
+# core/autocast_hook.h). core/tensor.cpp records autograd nodes and autograd/node_impl.h builds
+# tensors, so the two folders are one layer.
+set(EMBER_LAYER_core_FOLDERS core autograd)
+set(EMBER_LAYER_core_USES "")
+
+# The backends: they implement core/backend.h. cuda_stub stands in for cuda and implements one of
+# its headers (cuda/cublas_workspace.h), so both folders are visible in either build. What a GPU
+# build and the simulator do differently is cuda_nvcc or cuda_sim/backend (one is built; src/cuda
+# reaches its headers through the include path). meta computes shapes and no data.
+set(EMBER_LAYER_backends_FOLDERS cuda_policy cpu cpu_dnnl cpu_dnnl_off cuda cuda_stub cuda_nvcc
+  cuda_sim/backend meta)
+set(EMBER_LAYER_backends_USES core)
+
+# The front ends (include/ember/ops.h, nn, optim, data, serialize): they reach a backend only
+# through core's backend_for().
+set(EMBER_LAYER_frontend_FOLDERS ops nn optim data serialize)
+set(EMBER_LAYER_frontend_USES core)
+
+# Attach to core's hooks: autocast (core/autocast_hook.h) and the profiler (core/listener.h).
+set(EMBER_LAYER_amp_FOLDERS amp)
+set(EMBER_LAYER_amp_USES core)
+set(EMBER_LAYER_profiler_FOLDERS profiler)
+set(EMBER_LAYER_profiler_USES core)
+
+# DistributedDataParallel hooks gradients with the front ends' elementwise helpers.
+set(EMBER_LAYER_distributed_FOLDERS distributed)
+set(EMBER_LAYER_distributed_USES core frontend)
+
+set(EMBER_LAYER_extension_FOLDERS extension)
+set(EMBER_LAYER_extension_USES core)
+
+# A library of its own (src/cuda_sim/CMakeLists.txt), below everything: it sees no folder of src/
+# (its backend/ sub-folder belongs to the backends layer).
+set(EMBER_LAYER_cuda_sim_FOLDERS cuda_sim)
+set(EMBER_LAYER_cuda_sim_USES "")
+
+# The folders that `layer`'s code may include: its own and those of the layers it uses.
+function(ember_layer_visible_folders layer out)
+  set(folders ${EMBER_LAYER_${layer}_FOLDERS})
+  foreach(used ${EMBER_LAYER_${layer}_USES})
+    list(APPEND folders ${EMBER_LAYER_${used}_FOLDERS})
+  endforeach()
+  set(${out} ${folders} PARENT_SCOPE)
+endfunction()
+
+# The folder of the table that a path relative to src/ lies in: a nested folder listed in the table
+# (cuda_sim/backend) before its parent (cuda_sim). Empty when no layer lists it.
+function(ember_layer_folder_of rel out)
+  string(REGEX MATCH "^[^/]+/[^/]+" nested "${rel}")
+  string(REGEX MATCH "^[^/]+" top "${rel}")
+  set(found "")
+  foreach(layer ${EMBER_LAYERS})
+    if(nested AND nested IN_LIST EMBER_LAYER_${layer}_FOLDERS)
+      set(${out} ${nested} PARENT_SCOPE)
+      return()
+    endif()
+    if(top IN_LIST EMBER_LAYER_${layer}_FOLDERS)
+      set(found ${top})
+    endif()
+  endforeach()
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
