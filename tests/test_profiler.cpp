@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/listener.h"
 #include "ember/ember.h"
 #include "ember/profiler.h"
 #include "support/test_util.h"
@@ -477,6 +478,27 @@ TEST(ProfilerScope, EmitNvtxRecordsNothing) {
   EXPECT_FALSE(profiler::is_enabled());
   profiler::emit_nvtx off(false);
   EXPECT_FALSE(profiler::is_enabled());
+}
+
+// The profiler reaches core through the listener it attaches (core/listener.h): attached exactly
+// while a profile records or an emit_nvtx scope is open, so that core's hooks cost one load else.
+TEST(ProfilerScope, ListenerAttachedOnlyWhileOn) {
+  EXPECT_EQ(audit::listener(), nullptr);
+  {
+    profiler::profile prof;
+    EXPECT_NE(audit::listener(), nullptr);
+    {
+      profiler::emit_nvtx nvtx;
+      EXPECT_NE(audit::listener(), nullptr);
+    }
+    EXPECT_NE(audit::listener(), nullptr);  // the profile still records
+  }
+  EXPECT_EQ(audit::listener(), nullptr);
+  {
+    profiler::emit_nvtx nvtx;
+    EXPECT_NE(audit::listener(), nullptr);
+  }
+  EXPECT_EQ(audit::listener(), nullptr);
 }
 
 TEST(ChromeTrace, WrittenAtomically) {
