@@ -49,32 +49,39 @@ std::vector<TensorIndex> indices_of(nb::handle key) {
 }  // namespace
 
 void init_indexing(nb::class_<Tensor>& cls) {
-  cls.def("__getitem__",
-          [](const Tensor& t, nb::handle key) {
-            // x[i]: the common case, without building an index list.
-            if (PyLong_Check(key.ptr()) && !PyBool_Check(key.ptr())) {
-              int64_t i = nb::cast<int64_t>(key);
-              EMBER_CHECK(t.dim() > 0, IndexError,
-                          "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
-              nb::gil_scoped_release release;
-              return t.select(0, i);
-            }
+  cls.def(
+         "__getitem__",
+         [](const Tensor& t, nb::handle key) {
+           // x[i]: the common case, without building an index list.
+           if (PyLong_Check(key.ptr()) && !PyBool_Check(key.ptr())) {
+             int64_t i = nb::cast<int64_t>(key);
+             EMBER_CHECK(t.dim() > 0, IndexError,
+                         "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+             nb::gil_scoped_release release;
+             return t.select(0, i);
+           }
+           auto idx = indices_of(key);
+           nb::gil_scoped_release release;
+           return t.index(idx);
+         },
+         nb::arg("key").none())
+      .def(
+          "__setitem__",
+          [](const Tensor& t, nb::handle key, const Tensor& v) {
             auto idx = indices_of(key);
             nb::gil_scoped_release release;
-            return t.index(idx);
-          })
-      .def("__setitem__",
-           [](const Tensor& t, nb::handle key, const Tensor& v) {
-             auto idx = indices_of(key);
-             nb::gil_scoped_release release;
-             t.index_put_(idx, v);
-           })
-      .def("__setitem__", [](const Tensor& t, nb::handle key, const Scalar& v) {
-        auto idx = indices_of(key);
-        nb::gil_scoped_release release;
-        t.index_put_(idx, v);
-      });
+            t.index_put_(idx, v);
+          },
+          nb::arg("key").none(), "value"_a)
+      .def(
+          "__setitem__",
+          [](const Tensor& t, nb::handle key, const Scalar& v) {
+            auto idx = indices_of(key);
+            nb::gil_scoped_release release;
+            t.index_put_(idx, v);
+          },
+          nb::arg("key").none(), "value"_a);
 }
 
 }  // namespace ember::python

@@ -80,7 +80,11 @@ void release_owner(void* ctx) {
 Tensor from_numpy(nb::handle obj) {
   EMBER_CHECK(nb::hasattr(obj, "__array_interface__") || nb::hasattr(obj, "__dlpack__"), TypeError,
               "expected np.ndarray (got ", nb::type_name(obj.type()).c_str(), ")");
-  Array a = nb::cast<Array>(obj, false);
+  Array a;
+  EMBER_CHECK(nb::try_cast<Array>(obj, a, false), TypeError, "can't convert np.ndarray of type ",
+              nb::str(obj.attr("dtype")).c_str(),
+              ". The only supported types are: float64, float32, float16, int64, int32, int16, "
+              "int8, uint8, and bool.");
   ScalarType st = scalar_type_of(a.dtype());
   std::vector<int64_t> sizes(a.ndim()), strides(a.ndim());
   for (size_t i = 0; i < a.ndim(); ++i) {
@@ -102,6 +106,14 @@ Tensor from_numpy(nb::handle obj) {
 
 void init_numpy(nb::module_& m, nb::class_<Tensor>& cls) {
   cls.def("numpy", &to_numpy, nb::rv_policy::reference);
+  // np.asarray(x) and other numpy calls on a tensor: the same memory, converted on request.
+  cls.def(
+      "__array__",
+      [](const Tensor& t, nb::handle dtype) {
+        nb::object a = nb::cast(to_numpy(t), nb::rv_policy::reference);
+        return dtype.is_none() ? a : a.attr("astype")(dtype);
+      },
+      nb::arg("dtype").none() = nb::none());
   m.def("from_numpy", &from_numpy, "ndarray"_a);
 }
 

@@ -1,5 +1,6 @@
 // ember.Tensor: metadata, conversions (.to, .cpu, .float ...), copies, Python numbers and lists,
 // autograd state and printing. Math is in tensor_math.cpp, subscripts in indexing.cpp.
+#include <cstring>
 #include <string>
 
 #include <nanobind/stl/shared_ptr.h>
@@ -94,7 +95,7 @@ nb::object make_size(IntArrayRef sizes) {
   nb::tuple t = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(sizes.size())));
   for (size_t i = 0; i < sizes.size(); ++i)
     PyTuple_SET_ITEM(t.ptr(), i, PyLong_FromLongLong(sizes[i]));
-  if (!g_size_class) return std::move(t);
+  if (!g_size_class) return t;
   return nb::borrow(g_size_class)(t);
 }
 
@@ -138,6 +139,14 @@ nb::object tensor_or_none(const Tensor& t) {
 }
 
 std::string tensor_repr(const Tensor& t) {
+  if (t.defined() && t.is_meta()) {
+    // A meta tensor has no elements to print: PyTorch prints its size (and dtype) only.
+    std::string s = "tensor(..., device='meta', size=" +
+                    nb::cast<std::string>(nb::repr(nb::tuple(make_size(t.sizes()))));
+    if (t.scalar_type() != get_default_dtype())
+      s += std::string(", dtype=ember") + std::strchr(python_name(t.scalar_type()), '.');
+    return s + (t.requires_grad() ? ", requires_grad=True)" : ")");
+  }
   std::string s = detail::python_repr(t);
   // The C++ side names dtypes as PyTorch's Python does: torch.float64 -> ember.float64.
   for (size_t at = s.find("dtype=torch."); at != std::string::npos; at = s.find("dtype=torch.", at))
@@ -293,7 +302,8 @@ void init_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
           [](const Tensor& t, nb::handle g) {
             Tensor& slot = t.mutable_grad();
             slot = g.is_none() ? Tensor() : nb::cast<Tensor>(g);
-          })
+          },
+          nb::for_setter(nb::arg("value").none()))
       .def_prop_ro("is_leaf", &Tensor::is_leaf)
       .def_prop_ro("data", &Tensor::detach)
       .def("retain_grad", &Tensor::retain_grad)
