@@ -22,7 +22,7 @@ def _from_data(data, dtype, device, copy):
         array = array.astype(np.float32 if _C.get_default_dtype() == _C.float32 else np.float64)
     if copy or not array.flags.writeable:
         array = array.copy()
-    out = _C.from_numpy(np.ascontiguousarray(array))
+    out = _C.from_numpy(np.require(array, requirements="C"))
     if dtype is not None or device is not None:
         out = out.to(device=device, dtype=dtype)
     return out
