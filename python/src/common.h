@@ -28,6 +28,10 @@ void init_factories(nb::module_& m);
 void init_numpy(nb::module_& m, nb::class_<Tensor>& cls);
 void init_autograd(nb::module_& m);
 void init_cuda(nb::module_& m);
+// nn and optim (ember.nn, ember.optim): parameter.cpp, nn_functional.cpp, optim.cpp.
+void init_parameter(nb::class_<Tensor>& cls);
+void init_nn_functional(nb::module_& m);
+void init_optim(nb::module_& m);
 
 // dtype.cpp: the one Python object of each dtype (ember.float32 is ember.float).
 nb::object dtype_object(ScalarType t);

@@ -16,4 +16,7 @@ NB_MODULE(_C, m) {
   init_numpy(m, cls);
   init_autograd(m);
   init_cuda(m);
+  init_parameter(cls);
+  init_nn_functional(m);
+  init_optim(m);
 }
