@@ -1,0 +1,45 @@
+"""Per-call overhead of small ops from Python: ember vs PyTorch 1.13 in the same run.
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py
+
+Times each small op (100 floats, CPU) as the best of several repeats of a timed loop, and prints
+microseconds per call and ember's time as a fraction of PyTorch's (issue 23's target: <= 0.5)."""
+import argparse
+import timeit
+
+import ember
+import torch
+
+
+def cases(lib):
+    a, b = lib.ones(100), lib.ones(100)
+    x = lib.ones(100)
+    return {
+        "a + b": lambda: a + b,
+        "a.add_(b)": lambda: a.add_(b),
+        "x.sum().item()": lambda: x.sum().item(),
+        "zeros(100)": lambda: lib.zeros(100),
+    }
+
+
+def per_call_us(fn, number, repeat):
+    fn()
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--number", type=int, default=20000, help="calls per timed loop")
+    parser.add_argument("--repeat", type=int, default=7, help="timed loops; the best counts")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    e, t = cases(ember), cases(torch)
+    print(f"{'op':<16}{'ember us':>10}{'torch us':>10}{'ratio':>8}")
+    for name in e:
+        eu = per_call_us(e[name], args.number, args.repeat)
+        tu = per_call_us(t[name], args.number, args.repeat)
+        print(f"{name:<16}{eu:>10.3f}{tu:>10.3f}{eu / tu:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()

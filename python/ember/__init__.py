@@ -1,0 +1,21 @@
+"""Ember from Python: a PyTorch program runs after every word `torch` becomes `ember`.
+
+The tensor, its ops and the device calls are compiled (ember._C, python/src); this package adds
+what PyTorch itself writes in Python (docs/python.md).
+"""
+from . import _C
+from ._C import *  # noqa: F401,F403  Tensor, dtypes, device, the ops and factories
+from ._C import Tensor, device, dtype  # noqa: F401
+from ._size import Size
+from .return_types import _make_values_indices
+from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
+from ._tensor_ctor import tensor, as_tensor  # noqa: F401
+from . import autograd, cuda, return_types  # noqa: F401
+from . import nn, optim  # noqa: F401
+
+_C._set_size_class(Size)
+_C._set_return_types(_make_values_indices)
+
+__all__ = [name for name in dir(_C) if not name.startswith("_")] + [
+    "Size", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "tensor",
+    "as_tensor", "autograd", "cuda", "nn", "optim"]

@@ -1,0 +1,7 @@
+"""ember.cuda: torch.cuda's calls for devices, properties, synchronization and memory."""
+from .._C import OutOfMemoryError  # noqa: F401  a RuntimeError, as torch.cuda's
+from .._C._cuda import (  # noqa: F401
+    _CudaDeviceProperties, current_device, device_count, empty_cache, get_device_name,
+    get_device_properties, is_available, is_simulated, manual_seed, manual_seed_all,
+    max_memory_allocated, max_memory_reserved, memory_allocated, memory_reserved, memory_summary,
+    reset_peak_memory_stats, set_device, synchronize)

@@ -1,0 +1,175 @@
+"""ember.nn.functional: PyTorch's functional API over the C++ kernels (ember._C._nn) and the
+tensor ops; argument names and defaults are PyTorch 1.13's."""
+from .. import _C
+from .._C import _nn
+
+linear = _nn.linear
+conv2d = _nn.conv2d
+adaptive_avg_pool2d = _nn.adaptive_avg_pool2d
+layer_norm = _nn.layer_norm
+one_hot = _nn.one_hot
+pad = _nn.pad
+cosine_similarity = _nn.cosine_similarity
+
+
+def _reduction(size_average, reduce, reduction):
+    """The legacy size_average/reduce flags, when given, override reduction (as PyTorch)."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+def _implicit_dim(ndim):
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+# ---- activations ----
+def relu(input, inplace=False):
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    out = _nn.leaky_relu(input, negative_slope)
+    return input.copy_(out) if inplace else out
+
+
+def elu(input, alpha=1.0, inplace=False):
+    out = _nn.elu(input, alpha)
+    return input.copy_(out) if inplace else out
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    out = _nn.hardtanh(input, min_val, max_val)
+    return input.copy_(out) if inplace else out
+
+
+def softplus(input, beta=1, threshold=20):
+    return _nn.softplus(input, beta, threshold)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate!r}")
+    return _nn.gelu(input, approximate)
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def silu(input, inplace=False):
+    out = input * input.sigmoid()
+    return input.copy_(out) if inplace else out
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _nn.softmax(input, _implicit_dim(input.dim()) if dim is None else dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _nn.log_softmax(input, _implicit_dim(input.dim()) if dim is None else dim, dtype)
+
+
+# ---- layers ----
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                          return_indices)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    out = _nn.dropout(input, p, training)
+    return input.copy_(out) if inplace and training else out
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    return _nn.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not "
+                                  "supported by ember")
+    if padding_idx is not None and not -weight.size(0) <= padding_idx < weight.size(0):
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    return _nn.embedding(input, weight, padding_idx)
+
+
+# ---- losses ----
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    return _nn.cross_entropy(input, target, weight, ignore_index,
+                             _reduction(size_average, reduce, reduction), label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    return _nn.nll_loss(input, target, weight, ignore_index,
+                        _reduction(size_average, reduce, reduction))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _nn.mse_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _nn.l1_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    return _nn.smooth_l1_loss(input, target, _reduction(size_average, reduce, reduction), beta)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
+    return _nn.binary_cross_entropy(input, target, weight,
+                                    _reduction(size_average, reduce, reduction))
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    return _nn.binary_cross_entropy_with_logits(
+        input, target, weight, _reduction(size_average, reduce, reduction), pos_weight)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction == "batchmean":
+        total = _nn.kl_div(input, target, "sum", log_target)
+        return total / input.size(0) if input.dim() else total
+    return _nn.kl_div(input, target, reduction, log_target)
+
+

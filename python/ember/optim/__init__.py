@@ -1,0 +1,7 @@
+"""ember.optim: PyTorch's optimizers and lr_scheduler over the C++ ones (ember._C._optim)."""
+from .optimizer import Optimizer  # noqa: F401
+from .sgd import SGD  # noqa: F401
+from .adam import Adam, AdamW  # noqa: F401
+from .rmsprop import RMSprop  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
+from . import lr_scheduler  # noqa: F401

@@ -1,0 +1,107 @@
+#pragma once
+// What the files of the compiled module ember._C share: the nanobind set-up, the Scalar caster,
+// and the conversions of Python arguments (dtypes, devices, sizes) every area takes.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+#include <vector>
+
+#include "ember/ember.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace ember::python {
+
+// One per area (module.cpp calls them in this order).
+void init_errors(nb::module_& m);
+void init_dtype(nb::module_& m);
+void init_device(nb::module_& m);
+void init_tensor(nb::module_& m, nb::class_<Tensor>& cls);
+void init_tensor_math(nb::module_& m, nb::class_<Tensor>& cls);
+void init_indexing(nb::class_<Tensor>& cls);
+void init_op_table(nb::module_& m, nb::class_<Tensor>& cls);
+void init_factories(nb::module_& m);
+void init_numpy(nb::module_& m, nb::class_<Tensor>& cls);
+void init_autograd(nb::module_& m);
+void init_cuda(nb::module_& m);
+// nn and optim (ember.nn, ember.optim): parameter.cpp, nn_functional.cpp, optim.cpp.
+void init_parameter(nb::class_<Tensor>& cls);
+void init_nn_functional(nb::module_& m);
+void init_optim(nb::module_& m);
+
+// dtype.cpp: the one Python object of each dtype (ember.float32 is ember.float).
+nb::object dtype_object(ScalarType t);
+// A dtype argument: an ember dtype; None gives nullopt.
+std::optional<ScalarType> dtype_arg(nb::handle h);
+// device.cpp: a device argument: an ember.device, "cuda:1", or a CUDA ordinal; None: nullopt.
+std::optional<Device> device_arg(nb::handle h);
+// tensor.cpp: ember.Size(...) of a shape (the class comes from ember/_size.py at import).
+nb::object make_size(IntArrayRef sizes);
+// Sizes given as f(2, 3) or f((2, 3)) / f([2, 3]) / f(ember.Size(...)); `what` names the caller.
+std::vector<int64_t> sizes_from_args(const nb::args& args, const char* what);
+// An int or a sequence of ints (dim=1 or dim=(0, 1)).
+std::vector<int64_t> int_list(nb::handle h, const char* what);
+// Tensor options from the keyword arguments of a factory.
+TensorOptions options_from(nb::handle dtype, nb::handle device, bool requires_grad);
+// A returned tensor; an undefined one (no .grad) is None.
+nb::object tensor_or_none(const Tensor& t);
+// Python's repr of a tensor with ember's module name.
+std::string tensor_repr(const Tensor& t);
+
+}  // namespace ember::python
+
+// Python bool, int and float (and, when converting, numpy scalars) as ember::Scalar; a Scalar
+// comes back as the Python number of its kind.
+namespace nanobind::detail {
+template <>
+struct type_caster<ember::Scalar> {
+  NB_TYPE_CASTER(ember::Scalar, const_name("float | int | bool"))
+  bool from_python(handle src, uint8_t flags, cleanup_list*) noexcept {
+    PyObject* o = src.ptr();
+    if (PyBool_Check(o)) {
+      value = ember::Scalar(o == Py_True);
+      return true;
+    }
+    if (PyFloat_Check(o)) {
+      value = ember::Scalar(PyFloat_AS_DOUBLE(o));
+      return true;
+    }
+    if (PyLong_Check(o)) return from_long(o);
+    if (!(flags & static_cast<uint8_t>(cast_flags::convert)) ||
+        nb::inst_check(src))  // a Tensor is never taken as a number here
+      return false;
+    if (PyIndex_Check(o)) {
+      PyObject* i = PyNumber_Index(o);
+      if (!i) return PyErr_Clear(), false;
+      bool ok = from_long(i);
+      Py_DECREF(i);
+      return ok;
+    }
+    if (PyNumber_Check(o)) {
+      double d = PyFloat_AsDouble(o);
+      if (d == -1.0 && PyErr_Occurred()) return PyErr_Clear(), false;
+      value = ember::Scalar(d);
+      return true;
+    }
+    return false;
+  }
+  static handle from_cpp(const ember::Scalar& s, rv_policy, cleanup_list*) noexcept {
+    if (s.isBoolean()) return PyBool_FromLong(s.toBool());
+    if (s.isFloatingPoint()) return PyFloat_FromDouble(s.toDouble());
+    return PyLong_FromLongLong(s.toLong());
+  }
+
+ private:
+  bool from_long(PyObject* o) noexcept {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow || (v == -1 && PyErr_Occurred())) return PyErr_Clear(), false;
+    value = ember::Scalar(static_cast<int64_t>(v));
+    return true;
+  }
+};
+}  // namespace nanobind::detail

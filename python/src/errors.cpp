@@ -1,0 +1,32 @@
+// ember::Error and its kinds as Python's exceptions, as PyTorch raises them.
+#include "common.h"
+
+namespace ember::python {
+
+void init_errors(nb::module_& m) {
+  // torch.cuda.OutOfMemoryError is a RuntimeError; ember.cuda re-exports this one.
+  // Created once and kept for the process's life, as Python's own exception types are.
+  static PyObject* oom =
+      PyErr_NewException("ember.cuda.OutOfMemoryError", PyExc_RuntimeError, nullptr);
+  m.attr("OutOfMemoryError") = nb::borrow(oom);
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const OutOfMemoryError& e) {
+      PyErr_SetString(oom, e.what());
+    } catch (const TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const Error& e) {
+      // DeviceError, ZeroDivisionError and the rest: PyTorch raises RuntimeError for these.
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+}
+
+}  // namespace ember::python

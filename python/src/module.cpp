@@ -1,0 +1,22 @@
+// ember._C: the compiled half of the Python package (python/ember is the other half).
+#include "common.h"
+
+NB_MODULE(_C, m) {
+  using namespace ember::python;
+  m.doc() = "Ember's C++ library bound for Python; import ember, not this module";
+  init_errors(m);
+  init_dtype(m);
+  init_device(m);
+  nb::class_<ember::Tensor> cls(m, "Tensor");
+  init_tensor(m, cls);
+  init_tensor_math(m, cls);
+  init_indexing(cls);
+  init_op_table(m, cls);
+  init_factories(m);
+  init_numpy(m, cls);
+  init_autograd(m);
+  init_cuda(m);
+  init_parameter(cls);
+  init_nn_functional(m);
+  init_optim(m);
+}

@@ -1,0 +1,20 @@
+# Reductions over all elements and over a dim, and matrix products.
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.tensor([[1.0, 5.0, 2.0], [7.0, 3.0, 4.0]], device=device)
+print(x.sum(), x.mean(), x.max(), x.min())
+print(x.sum(dim=0), x.sum(1, keepdim=True))
+print(x.mean(dim=1))
+values, indices = x.max(dim=1)
+print(values, indices)
+print(x.min(0))
+print(x.argmax(), x.argmax(dim=1), torch.argmax(x, dim=0))
+print(torch.sum(x), torch.mean(x, dim=0))
+w = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], device=device)
+print(x @ w)
+print(torch.matmul(x, w).t())
+print(x.t().shape, x.transpose(0, 1).contiguous().view(-1))
+print(x.permute(1, 0).reshape(2, 3))
+print(x.unsqueeze(0).shape, x.view(1, 2, 3).squeeze(0).shape, x.flatten())
+print(x.sum().item(), round(x.mean().item(), 4), x.max().item())

@@ -1,0 +1,220 @@
+"""Unit tests of the bindings: the op table against PyTorch, exception mapping, numpy without a
+copy, argument checking, and the Python-side types (Size, dtype, device, grad mode)."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+UNARY_INPUT = [-1.5, -0.5, 0.25, 0.5, 2.0]
+INT_OPS = {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"}
+
+
+def as_numpy(t):
+    return t.detach().cpu().numpy()
+
+
+def same(e, t):
+    assert str(e.dtype).replace("ember", "torch") == str(t.dtype)
+    assert tuple(e.shape) == tuple(t.shape)
+    np.testing.assert_allclose(as_numpy(e), t.numpy(), rtol=2e-6, atol=1e-6, equal_nan=True)
+
+
+def reference(name):
+    """PyTorch's function of that name (silu lives in torch.nn.functional only)."""
+    return getattr(torch, name, None) or getattr(torch.nn.functional, name)
+
+
+def unary_inputs(name):
+    if name in INT_OPS:
+        return ember.tensor([-3, 0, 5]), torch.tensor([-3, 0, 5])
+    return ember.tensor(UNARY_INPUT), torch.tensor(UNARY_INPUT)
+
+
+@pytest.mark.parametrize("name", ember._C.op_table_unary)
+def test_unary_table_op_matches_pytorch(name):
+    e, t = unary_inputs(name)
+    same(getattr(ember, name)(e), reference(name)(t))
+    if hasattr(torch.Tensor, name):
+        same(getattr(e, name)(), getattr(t, name)())
+    if hasattr(ember.Tensor, name + "_"):
+        e2, t2 = e.clone(), t.clone()
+        assert getattr(e2, name + "_")() is e2
+        getattr(t2, name + "_")()
+        same(e2, t2)
+
+
+@pytest.mark.parametrize("name", ember._C.op_table_binary)
+def test_binary_table_op_matches_pytorch(name):
+    if name in INT_OPS:
+        a, b = [12, -7, 5, 0], [10, 3, -2, 7]
+    else:
+        a, b = [-3.0, -1.5, 2.0, 5.0], [2.0, -2.0, 3.0, 0.5]
+    ea, eb, ta, tb = ember.tensor(a), ember.tensor(b), torch.tensor(a), torch.tensor(b)
+    same(getattr(ember, name)(ea, eb), reference(name)(ta, tb))
+    same(getattr(ea, name)(eb), getattr(ta, name)(tb))
+    try:
+        expected = getattr(ta, name)(2)
+    except (TypeError, RuntimeError):
+        expected = None
+    if expected is not None and name not in ("maximum", "minimum", "atan2", "hypot",
+                                             "logical_and", "logical_or", "logical_xor"):
+        same(getattr(ea, name)(2), expected)
+    if hasattr(ember.Tensor, name + "_"):
+        e2 = ea.clone()
+        assert getattr(e2, name + "_")(eb) is e2
+        same(e2, getattr(ta.clone(), name + "_")(tb))
+
+
+def test_every_table_row_is_a_function_and_a_method():
+    assert len(ember._C.op_table_unary) >= 30 and len(ember._C.op_table_binary) >= 20
+    for name in ember._C.op_table_unary + ember._C.op_table_binary:
+        assert callable(getattr(ember, name)), name
+    for name in ember._C.op_table_binary:
+        assert callable(getattr(ember.Tensor, name)), name
+
+
+@pytest.mark.parametrize("call, kind", [
+    (lambda: ember.arange(6)[6], IndexError),
+    (lambda: ember.zeros(2, dtype="float32"), TypeError),
+    (lambda: ember.zeros(2, device=1.5), TypeError),
+    (lambda: ember.zeros(2, "x"), TypeError),
+    (lambda: ember.zeros(2) + ember.zeros(3), ValueError),  # ember::ValueError (docs/python.md)
+    (lambda: ember.zeros(2, device="meta").cpu(), NotImplementedError),
+    (lambda: ember.device("gpu"), RuntimeError),
+    (lambda: ember.device("cuda", -1), RuntimeError),
+    (lambda: ember.ones(2, requires_grad=True).numpy(), RuntimeError),
+    (lambda: ember.ones(2).view(3), ValueError),
+    (lambda: ember.ones(2)["a"], IndexError),
+    (lambda: ember.ones(2).to("cpu", "float"), TypeError),
+    (lambda: ember.empty(1 << 50), ember.cuda.OutOfMemoryError),
+])
+def test_errors_map_to_python_types(call, kind):
+    with pytest.raises(kind):
+        call()
+
+
+def test_out_of_memory_error_is_a_runtime_error():
+    assert issubclass(ember.cuda.OutOfMemoryError, RuntimeError)
+    with pytest.raises(RuntimeError, match="out of memory"):
+        ember.empty(1 << 50)
+
+
+def test_error_messages_name_the_values():
+    with pytest.raises(IndexError, match="6"):
+        ember.arange(6)[6]
+    with pytest.raises(TypeError, match="str"):
+        ember.zeros(2, dtype="float32")
+
+
+def test_numpy_shares_memory_both_ways():
+    x = ember.arange(6, dtype=ember.float32).reshape(2, 3)
+    a = x.numpy()
+    assert a.ctypes.data == x.data_ptr()
+    assert a.dtype == np.float32 and a.shape == (2, 3)
+    a[0, 0] = 42
+    assert x[0, 0].item() == 42
+    t = x.t()
+    assert t.numpy().ctypes.data == x.data_ptr() and t.numpy().strides == (4, 12)
+    n = np.arange(8, dtype=np.int64)
+    e = ember.from_numpy(n)
+    assert e.data_ptr() == n.ctypes.data and e.dtype is ember.int64
+    e.add_(1)
+    assert n.tolist() == list(range(1, 9))
+
+
+def test_from_numpy_keeps_the_array_alive():
+    e = ember.from_numpy(np.full(1000, 3.0))
+    import gc
+    gc.collect()
+    assert e.sum().item() == 3000.0
+
+
+def test_numpy_rejects_what_pytorch_rejects():
+    with pytest.raises(TypeError):
+        ember.from_numpy([1, 2])
+    with pytest.raises(TypeError):
+        ember.from_numpy(np.array(["a"]))
+    with pytest.raises(TypeError):
+        ember.ones(2, dtype=ember.bfloat16).numpy()
+
+
+def test_size_dtype_device_objects():
+    s = ember.zeros(2, 5).shape
+    assert isinstance(s, tuple) and isinstance(s, ember.Size) and s == (2, 5)
+    assert repr(s) == "ember.Size([2, 5])" and repr(s[1:]) == "ember.Size([5])"
+    assert repr(ember.float32) == "ember.float32" and ember.float is ember.float32
+    assert ember.long is ember.int64 and ember.ones(1).dtype is ember.float32
+    d = ember.device("cuda:1")
+    assert (d.type, d.index) == ("cuda", 1) and repr(d) == "device(type='cuda', index=1)"
+    assert d == ember.device("cuda", 1) and hash(d) == hash(ember.device("cuda", 1))
+    assert {d: 1}[ember.device("cuda:1")] == 1 and ember.device("cpu").index is None
+    assert str(d) == "cuda:1" and repr(ember.device("cpu")) == "device(type='cpu')"
+
+
+def test_in_place_methods_return_self():
+    x = ember.ones(3)
+    assert x.add_(1) is x and x.mul_(2) is x and x.zero_() is x and x.fill_(1.5) is x
+    y = x
+    y += 1
+    assert y is x and x.tolist() == [2.5, 2.5, 2.5]
+
+
+def test_python_numbers_and_lists():
+    x = ember.tensor([[1, 2], [3, 4]])
+    assert x.tolist() == [[1, 2], [3, 4]] and type(x.tolist()[0][0]) is int
+    assert ember.tensor([True]).tolist() == [True] and ember.tensor(2.5).item() == 2.5
+    assert float(ember.tensor(1.5)) == 1.5 and int(ember.tensor(7)) == 7
+    assert [1, 2, 3][ember.tensor(1)] == 2
+
+
+def test_grad_mode_context_and_decorator():
+    w = ember.ones(2, requires_grad=True)
+    with ember.no_grad():
+        assert not ember.is_grad_enabled() and not (w * 2).requires_grad
+        with ember.enable_grad():
+            assert (w * 2).requires_grad
+    assert ember.is_grad_enabled()
+
+    @ember.no_grad()
+    def f():
+        return ember.is_grad_enabled()
+
+    assert f() is False and ember.is_grad_enabled()
+    with ember.set_grad_enabled(False):
+        assert not ember.is_grad_enabled()
+    assert ember.is_grad_enabled()
+
+
+def test_backward_with_gradient_and_autograd_grad():
+    x = ember.tensor([1.0, 2.0], requires_grad=True)
+    y = x * x
+    y.backward(ember.tensor([1.0, 0.5]), retain_graph=True)
+    assert x.grad.tolist() == [2.0, 2.0]
+    (g,) = ember.autograd.grad(y.sum(), x)
+    assert g.tolist() == [2.0, 4.0]
+    x.grad = None
+    assert x.grad is None
+
+
+def test_cuda_module_without_devices_or_with_simulated_ones():
+    n = ember.cuda.device_count()
+    assert ember.cuda.is_available() == (n > 0)
+    if n == 0:
+        with pytest.raises(RuntimeError):
+            ember.cuda.current_device()
+        return
+    x = ember.ones(1000, device="cuda")
+    ember.cuda.synchronize()
+    assert ember.cuda.memory_allocated() >= 4000
+    assert ember.cuda.max_memory_allocated() >= ember.cuda.memory_allocated()
+    assert ember.cuda.memory_reserved() >= ember.cuda.memory_allocated()
+    assert isinstance(ember.cuda.get_device_name(0), str)
+    assert ember.cuda.get_device_properties(0).total_memory > 0
+    assert "Memory" in ember.cuda.memory_summary() or "memory" in ember.cuda.memory_summary()
+    del x
+    ember.cuda.empty_cache()
+    ember.cuda.reset_peak_memory_stats()
+    ember.cuda.set_device(n - 1)
+    assert ember.cuda.current_device() == n - 1
+    ember.cuda.set_device(0)
