@@ -26,7 +26,7 @@ class Net(nn.Module):
 model = Net().to(device)
 print(model)
 print(next(model.parameters()).device)
-print(model.fc1.weight.is_cuda, model.scale.device)
+print(model.fc1.weight.is_cuda == (device.type == "cuda"), model.scale.device)
 for key, value in model.state_dict().items():
     print(key, tuple(value.shape), value.dtype)
 print([name for name, _ in model.named_parameters()])
