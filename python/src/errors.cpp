@@ -19,7 +19,10 @@ void init_errors(nb::module_& m) {
     } catch (const IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      // Ember's C++ calls a bad shape or argument value ValueError; ATen raises c10::Error for
+      // the same checks, so PyTorch users see RuntimeError. The checks PyTorch makes in Python
+      // (module and optimizer arguments) raise ValueError from python/ember, as PyTorch does.
+      PyErr_SetString(PyExc_RuntimeError, e.what());
     } catch (const NotImplementedError& e) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const Error& e) {

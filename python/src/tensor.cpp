@@ -76,6 +76,13 @@ nb::object to_list(const Tensor& t, int64_t dim, int64_t offset) {
   return out;
 }
 
+// item(), float() and int(): PyTorch raises ValueError (not RuntimeError) for many elements.
+Scalar python_scalar(const Tensor& t) {
+  if (t.numel() != 1)
+    throw nb::value_error("only one element tensors can be converted to Python scalars");
+  return t.item();
+}
+
 nb::object tolist(const Tensor& self) {
   Tensor host;
   {
@@ -268,12 +275,12 @@ void init_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
            })
       // Python numbers and lists
       .def(
-          "item", [](const Tensor& t) { return t.item(); }, RG())
+          "item", [](const Tensor& t) { return python_scalar(t); }, RG())
       .def("tolist", &tolist)
       .def(
-          "__float__", [](const Tensor& t) { return t.item().toDouble(); }, RG())
+          "__float__", [](const Tensor& t) { return python_scalar(t).toDouble(); }, RG())
       .def(
-          "__int__", [](const Tensor& t) { return t.item().toLong(); }, RG())
+          "__int__", [](const Tensor& t) { return python_scalar(t).toLong(); }, RG())
       .def("__index__",
            [](const Tensor& t) {
              EMBER_CHECK(is_integral(t.scalar_type(), true) && t.numel() == 1, TypeError,

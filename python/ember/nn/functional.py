@@ -12,7 +12,7 @@ pad = _nn.pad
 cosine_similarity = _nn.cosine_similarity
 
 
-def _reduction(size_average, reduce, reduction):
+def _legacy_reduction(size_average, reduce, reduction):
     """The legacy size_average/reduce flags, when given, override reduction (as PyTorch)."""
     if size_average is None and reduce is None:
         return reduction
@@ -21,6 +21,24 @@ def _reduction(size_average, reduce, reduction):
     if not reduce:
         return "none"
     return "mean" if size_average else "sum"
+
+
+def _checked_reduction(reduction):
+    """PyTorch checks the reduction in Python, when the loss is computed: a ValueError."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduction(size_average, reduce, reduction):
+    return _checked_reduction(_legacy_reduction(size_average, reduce, reduction))
+
+
+def _check_batch_sizes(input, target):
+    """Class-index losses: PyTorch raises ValueError when the batch sizes differ."""
+    if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
 
 
 def _implicit_dim(ndim):
@@ -124,12 +142,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 # ---- losses ----
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
+    if not target.is_floating_point():
+        _check_batch_sizes(input, target)
     return _nn.cross_entropy(input, target, weight, ignore_index,
                              _reduction(size_average, reduce, reduction), label_smoothing)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
+    _check_batch_sizes(input, target)
     return _nn.nll_loss(input, target, weight, ignore_index,
                         _reduction(size_average, reduce, reduction))
 

@@ -7,7 +7,7 @@ from .module import Module
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        self.reduction = F._reduction(size_average, reduce, reduction)
+        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
 
 
 class _WeightedLoss(_Loss):
@@ -18,12 +18,12 @@ class _WeightedLoss(_Loss):
 
 class MSELoss(_Loss):
     def forward(self, input, target):
-        return _nn.mse_loss(input, target, self.reduction)
+        return _nn.mse_loss(input, target, F._checked_reduction(self.reduction))
 
 
 class L1Loss(_Loss):
     def forward(self, input, target):
-        return _nn.l1_loss(input, target, self.reduction)
+        return _nn.l1_loss(input, target, F._checked_reduction(self.reduction))
 
 
 class SmoothL1Loss(_Loss):
@@ -32,7 +32,7 @@ class SmoothL1Loss(_Loss):
         self.beta = beta
 
     def forward(self, input, target):
-        return _nn.smooth_l1_loss(input, target, self.reduction, self.beta)
+        return _nn.smooth_l1_loss(input, target, F._checked_reduction(self.reduction), self.beta)
 
 
 class KLDivLoss(_Loss):
@@ -51,7 +51,8 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
-        return _nn.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -62,8 +63,8 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        return _nn.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
-                                 self.label_smoothing)
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
 class BCELoss(_WeightedLoss):
