@@ -16,4 +16,5 @@ NB_MODULE(_C, m) {
   init_numpy(m, cls);
   init_autograd(m);
   init_cuda(m);
+  init_data(m, cls);
 }
