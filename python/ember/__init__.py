@@ -11,6 +11,7 @@ from .return_types import _make_values_indices
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
 from ._tensor_ctor import tensor, as_tensor  # noqa: F401
 from ._generator import Generator  # noqa: F401
+from .serialization import save, load  # noqa: F401
 from . import autograd, cuda, return_types, utils  # noqa: F401
 
 _C._set_size_class(Size)
@@ -18,4 +19,4 @@ _C._set_return_types(_make_values_indices)
 
 __all__ = [name for name in dir(_C) if not name.startswith("_")] + [
     "Size", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "tensor",
-    "as_tensor", "autograd", "cuda", "utils", "Generator"]
+    "as_tensor", "autograd", "cuda", "utils", "Generator", "save", "load"]

@@ -29,6 +29,7 @@ void init_numpy(nb::module_& m, nb::class_<Tensor>& cls);
 void init_autograd(nb::module_& m);
 void init_cuda(nb::module_& m);
 void init_data(nb::module_& m, nb::class_<Tensor>& cls);
+void init_serialize(nb::module_& m);
 
 // dtype.cpp: the one Python object of each dtype (ember.float32 is ember.float).
 nb::object dtype_object(ScalarType t);

@@ -17,4 +17,5 @@ NB_MODULE(_C, m) {
   init_autograd(m);
   init_cuda(m);
   init_data(m, cls);
+  init_serialize(m);
 }

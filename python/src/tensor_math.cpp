@@ -336,6 +336,14 @@ void def_views(nb::module_& m, nb::class_<Tensor>& cls) {
       "clamp",
       [](T t, std::optional<Scalar> min, std::optional<Scalar> max) { return clamp(t, min, max); },
       "input"_a, "min"_a = nb::none(), "max"_a = nb::none(), RG());
+  m.def(
+      "equal", [](T a, T b) { return a.equal(b); }, "input"_a, "other"_a, RG());
+  m.def(
+      "allclose",
+      [](T a, T b, double rtol, double atol, bool equal_nan) {
+        return a.allclose(b, rtol, atol, equal_nan);
+      },
+      "input"_a, "other"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8, "equal_nan"_a = false, RG());
 }
 
 }  // namespace
