@@ -12,6 +12,7 @@ from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  #
 from ._tensor_ctor import tensor, as_tensor  # noqa: F401
 from ._generator import Generator  # noqa: F401
 from .serialization import save, load  # noqa: F401
+from .utils.dlpack import from_dlpack  # noqa: F401
 from . import autograd, cuda, return_types, utils  # noqa: F401
 
 _C._set_size_class(Size)
@@ -19,4 +20,4 @@ _C._set_return_types(_make_values_indices)
 
 __all__ = [name for name in dir(_C) if not name.startswith("_")] + [
     "Size", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "tensor",
-    "as_tensor", "autograd", "cuda", "utils", "Generator", "save", "load"]
+    "as_tensor", "autograd", "cuda", "utils", "Generator", "save", "load", "from_dlpack"]

@@ -30,6 +30,9 @@ void init_autograd(nb::module_& m);
 void init_cuda(nb::module_& m);
 void init_data(nb::module_& m, nb::class_<Tensor>& cls);
 void init_serialize(nb::module_& m);
+void init_dlpack(nb::module_& m, nb::class_<Tensor>& cls);
+// buffer.cpp: the buffer protocol's slots, given to the Tensor class when it is created.
+extern const PyType_Slot tensor_buffer_slots[];
 
 // dtype.cpp: the one Python object of each dtype (ember.float32 is ember.float).
 nb::object dtype_object(ScalarType t);

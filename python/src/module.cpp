@@ -7,7 +7,7 @@ NB_MODULE(_C, m) {
   init_errors(m);
   init_dtype(m);
   init_device(m);
-  nb::class_<ember::Tensor> cls(m, "Tensor");
+  nb::class_<ember::Tensor> cls(m, "Tensor", nb::type_slots(tensor_buffer_slots));
   init_tensor(m, cls);
   init_tensor_math(m, cls);
   init_indexing(cls);
@@ -18,4 +18,5 @@ NB_MODULE(_C, m) {
   init_cuda(m);
   init_data(m, cls);
   init_serialize(m);
+  init_dlpack(m, cls);
 }
