@@ -47,8 +47,12 @@ Tensor reduce(T t, nb::handle dim, bool keepdim, nb::handle dtype, Reduce&& r) {
 
 nb::object max_min(T t, nb::handle dim, bool keepdim, bool is_max) {
   if (dim.is_none()) {
-    nb::gil_scoped_release release;
-    return nb::cast(is_max ? t.max() : t.min());
+    Tensor r;
+    {
+      nb::gil_scoped_release release;
+      r = is_max ? t.max() : t.min();
+    }
+    return nb::cast(std::move(r));  // with the GIL: a new object may start a collection
   }
   int64_t d = nb::cast<int64_t>(dim);
   std::tuple<Tensor, Tensor> r;
