@@ -1,7 +1,7 @@
 // The buffer protocol on ember.Tensor: memoryview(t), bytes(t), array.array and struct read and
 // write a CPU tensor's memory in place. The slots are given to the class at creation
-// (module.cpp); a CUDA tensor, a tensor that requires grad or a dtype without a buffer format
-// raises BufferError saying which.
+// (gc.cpp's tensor_type_slots); a CUDA tensor, a tensor that requires grad or a dtype without a
+// buffer format raises BufferError saying which.
 #include <string>
 #include <vector>
 
@@ -90,9 +90,12 @@ void release_buffer(PyObject*, Py_buffer* view) {
 
 }  // namespace
 
-const PyType_Slot tensor_buffer_slots[] = {
-    {Py_bf_getbuffer, reinterpret_cast<void*>(&get_buffer)},
-    {Py_bf_releasebuffer, reinterpret_cast<void*>(&release_buffer)},
-    {0, nullptr}};
+int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags) {
+  return get_buffer(self, view, flags);
+}
+
+void tensor_releasebuffer(PyObject* self, Py_buffer* view) {
+  release_buffer(self, view);
+}
 
 }  // namespace ember::python
