@@ -91,7 +91,8 @@ def is_inference_mode_enabled():
 
 
 class inference_mode:
-    """Context manager and decorator: no recording inside (mode=False: no change)."""
+    """Context manager and decorator: no recording inside; inference_mode(False) leaves the
+    grad mode as it is and reports the block as outside inference mode."""
 
     def __init__(self, mode=True):
         if not isinstance(mode, bool):
@@ -102,7 +103,7 @@ class inference_mode:
         self._prev = (_C.is_grad_enabled(), is_inference_mode_enabled())
         if self.mode:
             _C._set_grad_enabled(False)
-            _inference.on = True
+        _inference.on = self.mode
         return None
 
     def __exit__(self, *exc):

@@ -96,6 +96,10 @@ class Event:
     def elapsed_time(self, end_event):
         if not isinstance(end_event, Event):
             raise TypeError(f"elapsed_time expects an Event, got {type(end_event).__name__}")
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("elapsed_time: both events must be created with "
+                               f"enable_timing=True (this one: {self.enable_timing}, end: "
+                               f"{end_event.enable_timing})")
         return self._e.elapsed_time(end_event._e)
 
     @property

@@ -2,6 +2,8 @@
 default_convert (one sample, when automatic batching is off)."""
 import collections.abc
 
+import numpy as np
+
 from ... import _C
 from ..._tensor_ctor import tensor as _tensor
 
@@ -33,7 +35,7 @@ def default_collate(batch):
             raise TypeError(_NOT_COLLATABLE.format(elem.dtype))
         return default_collate([_C.from_numpy(b) for b in batch])
     if kind == "scalar":
-        return _tensor(batch)
+        return _tensor(np.asarray(batch))  # the arrays' dtype, as PyTorch's as_tensor keeps it
     if isinstance(elem, float):
         return _tensor(batch, dtype=_C.float64)
     if isinstance(elem, int):
@@ -71,7 +73,7 @@ def default_convert(data):
     if kind == "array" and data.dtype.kind not in "OSUa":
         return _C.from_numpy(data)
     if kind == "scalar":
-        return _tensor(data)
+        return _tensor(np.asarray(data))
     if isinstance(data, (str, bytes)):
         return data
     if isinstance(data, collections.abc.Mapping):
