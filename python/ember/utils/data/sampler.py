@@ -44,8 +44,10 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        rng = _python_random(self.generator)
         n = len(self.data_source)
+        if self.generator is None and not self.replacement and self.num_samples == n:
+            return iter(_C.randperm(n).tolist())  # ember's generator, in C++
+        rng = _python_random(self.generator)
         if self.replacement:
             return iter([rng.randrange(n) for _ in range(self.num_samples)])
         out = []
