@@ -137,3 +137,16 @@ def test_files_written_by_cpp_ember_save_load():
     assert [t.tolist() for t in ember.load(buf)] == [[0.0], [1.0]]
     buf = io.BytesIO(ember._C._save_bytes([("w", ember.ones(1))], {}))
     assert list(ember.load(buf)) == ["w"]
+
+
+def test_equal_and_allclose_functions_as_checkpoint_comparisons_use_them(tmp_path):
+    a = ember.tensor([1.0, 2.0, float("nan")])
+    ember.save(a, tmp_path / "a.pt")
+    b = ember.load(tmp_path / "a.pt")
+    ta = torch.tensor([1.0, 2.0, float("nan")])
+    assert ember.equal(a[:2], b[:2]) == torch.equal(ta[:2], ta[:2]) is True
+    assert ember.equal(a, ember.ones(2)) is torch.equal(ta, torch.ones(2)) is False
+    assert ember.allclose(a, b) is torch.allclose(ta, ta) is False
+    assert ember.allclose(a, b, equal_nan=True) is torch.allclose(ta, ta, equal_nan=True) is True
+    assert ember.allclose(a[:2], a[:2] + 1e-6, rtol=0, atol=1e-5)
+    assert not ember.allclose(a[:2], a[:2] + 1e-3, rtol=0, atol=1e-5)
