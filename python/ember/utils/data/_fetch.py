@@ -34,12 +34,14 @@ class MapFetcher:
         for m in self.maps:
             index = [m[i] for i in index]
         n = self.tensors[0].size(0)
-        for i in index:  # dataset[i] would raise for these; index_select must not wrap them
-            if not -n <= i < n:
-                raise IndexError(f"index {i} is out of bounds for dimension 0 with size {n}")
         idx = _tensor(index, dtype=_C.int64)
-        if any(i < 0 for i in index):
-            idx = idx % n
+        if index:
+            lo, hi = min(index), max(index)
+            for i in (lo, hi):  # dataset[i] would raise for these, as PyTorch's indexing does
+                if not -n <= i < n:
+                    raise IndexError(f"index {i} is out of bounds for dimension 0 with size {n}")
+            if lo < 0:
+                idx = idx % n
         on = {}
         out = []
         for t in self.tensors:
