@@ -9,8 +9,13 @@ from ._C import Tensor, device, dtype  # noqa: F401
 from ._size import Size
 from .return_types import _make_values_indices
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
+from .autograd import inference_mode, is_inference_mode_enabled  # noqa: F401
+from . import _hooks  # noqa: F401  Tensor.register_hook
 from ._tensor_ctor import tensor, as_tensor  # noqa: F401
-from . import autograd, cuda, return_types  # noqa: F401
+from ._generator import Generator  # noqa: F401
+from .serialization import save, load  # noqa: F401
+from .utils.dlpack import from_dlpack  # noqa: F401
+from . import autograd, cuda, return_types, utils  # noqa: F401
 from . import nn, optim  # noqa: F401
 
 _C._set_size_class(Size)
@@ -18,4 +23,5 @@ _C._set_return_types(_make_values_indices)
 
 __all__ = [name for name in dir(_C) if not name.startswith("_")] + [
     "Size", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "tensor",
-    "as_tensor", "autograd", "cuda", "nn", "optim"]
+    "as_tensor", "autograd", "cuda", "nn", "optim", "utils", "Generator", "save", "load",
+    "from_dlpack", "inference_mode", "is_inference_mode_enabled"]

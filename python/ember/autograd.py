@@ -1,5 +1,7 @@
-"""ember.autograd: gradient mode switches (context managers and decorators) and backward/grad."""
+"""ember.autograd: gradient mode switches (context managers and decorators), inference_mode,
+backward/grad, and the Python Function (ember/_function.py)."""
 import functools
+import threading
 
 from . import _C
 
@@ -76,3 +78,48 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=False):
     return _C._grad(_as_list(outputs), _as_list(inputs), _as_list(grad_outputs), retain_graph,
                     create_graph, allow_unused)
+
+
+# ---- inference mode ----
+# Ember has no inference tensors: inference_mode turns recording off, as no_grad does, and
+# is_inference_mode_enabled() reports the block (per thread).
+_inference = threading.local()
+
+
+def is_inference_mode_enabled():
+    return getattr(_inference, "on", False)
+
+
+class inference_mode:
+    """Context manager and decorator: no recording inside; inference_mode(False) leaves the
+    grad mode as it is and reports the block as outside inference mode."""
+
+    def __init__(self, mode=True):
+        if not isinstance(mode, bool):
+            raise TypeError(f"inference_mode() expects a bool, got {type(mode).__name__}")
+        self.mode = mode
+
+    def __enter__(self):
+        self._prev = (_C.is_grad_enabled(), is_inference_mode_enabled())
+        if self.mode:
+            _C._set_grad_enabled(False)
+        _inference.on = self.mode
+        return None
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev[0])
+        _inference.on = self._prev[1]
+        return False
+
+    def __call__(self, func):
+        mode = self.mode
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with inference_mode(mode):
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+from ._function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401

@@ -28,6 +28,11 @@ void init_autograd(nb::module_& m) {
         std::vector<Tensor> r;
         {
           nb::gil_scoped_release release;
+          struct Flag {  // hooks.cpp: hooked leaves do not accumulate inside autograd.grad
+            bool prev = t_in_autograd_grad;
+            Flag() { t_in_autograd_grad = true; }
+            ~Flag() { t_in_autograd_grad = prev; }
+          } flag;
           r = autograd::grad(outputs, inputs, grads, retain, create, allow_unused);
         }
         nb::list out;

@@ -32,6 +32,23 @@ void init_cuda(nb::module_& m);
 void init_parameter(nb::class_<Tensor>& cls);
 void init_nn_functional(nb::module_& m);
 void init_optim(nb::module_& m);
+void init_data(nb::module_& m, nb::class_<Tensor>& cls);
+void init_serialize(nb::module_& m);
+void init_dlpack(nb::module_& m, nb::class_<Tensor>& cls);
+void init_hooks(nb::class_<Tensor>& cls);
+void init_python_function(nb::module_& m);
+void init_cuda_streams(nb::module_& m);
+// hooks.cpp: true while ember.autograd.grad runs on this thread.
+extern thread_local bool t_in_autograd_grad;
+// buffer.cpp: the buffer protocol.
+int tensor_getbuffer(PyObject* self, Py_buffer* view, int flags);
+void tensor_releasebuffer(PyObject* self, Py_buffer* view);
+// hooks.cpp / python_function.cpp: visit the Python objects that `t` alone keeps through its
+// autograd graph (for the garbage collector; gc.cpp).
+int visit_tensor_hooks(const Tensor& t, visitproc visit, void* arg);
+int visit_python_function(const autograd::Node* node, visitproc visit, void* arg);
+// gc.cpp: the Tensor class's type slots (buffer protocol, garbage collection).
+const PyType_Slot* tensor_type_slots();
 
 // dtype.cpp: the one Python object of each dtype (ember.float32 is ember.float).
 nb::object dtype_object(ScalarType t);

@@ -7,7 +7,7 @@ NB_MODULE(_C, m) {
   init_errors(m);
   init_dtype(m);
   init_device(m);
-  nb::class_<ember::Tensor> cls(m, "Tensor");
+  nb::class_<ember::Tensor> cls(m, "Tensor", nb::type_slots(tensor_type_slots()));
   init_tensor(m, cls);
   init_tensor_math(m, cls);
   init_indexing(cls);
@@ -19,4 +19,10 @@ NB_MODULE(_C, m) {
   init_parameter(cls);
   init_nn_functional(m);
   init_optim(m);
+  init_data(m, cls);
+  init_serialize(m);
+  init_dlpack(m, cls);
+  init_hooks(cls);
+  init_python_function(m);
+  init_cuda_streams(m);
 }

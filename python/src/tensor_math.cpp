@@ -47,8 +47,12 @@ Tensor reduce(T t, nb::handle dim, bool keepdim, nb::handle dtype, Reduce&& r) {
 
 nb::object max_min(T t, nb::handle dim, bool keepdim, bool is_max) {
   if (dim.is_none()) {
-    nb::gil_scoped_release release;
-    return nb::cast(is_max ? t.max() : t.min());
+    Tensor r;
+    {
+      nb::gil_scoped_release release;
+      r = is_max ? t.max() : t.min();
+    }
+    return nb::cast(std::move(r));  // with the GIL: a new object may start a collection
   }
   int64_t d = nb::cast<int64_t>(dim);
   std::tuple<Tensor, Tensor> r;
@@ -336,6 +340,14 @@ void def_views(nb::module_& m, nb::class_<Tensor>& cls) {
       "clamp",
       [](T t, std::optional<Scalar> min, std::optional<Scalar> max) { return clamp(t, min, max); },
       "input"_a, "min"_a = nb::none(), "max"_a = nb::none(), RG());
+  m.def(
+      "equal", [](T a, T b) { return a.equal(b); }, "input"_a, "other"_a, RG());
+  m.def(
+      "allclose",
+      [](T a, T b, double rtol, double atol, bool equal_nan) {
+        return a.allclose(b, rtol, atol, equal_nan);
+      },
+      "input"_a, "other"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8, "equal_nan"_a = false, RG());
 }
 
 }  // namespace

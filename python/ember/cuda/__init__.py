@@ -5,3 +5,6 @@ from .._C._cuda import (  # noqa: F401
     get_device_properties, is_available, is_simulated, manual_seed, manual_seed_all,
     max_memory_allocated, max_memory_reserved, memory_allocated, memory_reserved, memory_summary,
     reset_peak_memory_stats, set_device, synchronize)
+from .streams import (  # noqa: F401,E402
+    Event, Stream, StreamContext, current_stream, default_stream, device, device_of, set_stream,
+    stream)
