@@ -276,5 +276,5 @@ def test_index_select_and_randperm_bindings():
     assert ember.index_select(t, 1, ember.tensor([2])).tolist() == [[2], [5], [8], [11]]
     assert sorted(ember.randperm(9).tolist()) == list(range(9))
     assert ember.randperm(3).dtype == ember.int64
-    with pytest.raises(RuntimeError, match="non-negative")  # as torch.randperm(-1):
+    with pytest.raises(RuntimeError, match="non-negative"):  # as torch.randperm(-1)
         ember.randperm(-1)

@@ -8,6 +8,8 @@ if torch.cuda.is_available():
     print("allocated grew:", torch.cuda.memory_allocated() > before)
     print("reserved >= allocated:", torch.cuda.memory_reserved() >= torch.cuda.memory_allocated())
     stream = torch.cuda.Stream()
+    # x was filled on the current stream: the side stream waits for it (as PyTorch's docs say).
+    stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         y = x * 2
     torch.cuda.current_stream().wait_stream(stream)
