@@ -8,3 +8,4 @@ from .._C._cuda import (  # noqa: F401
 from .streams import (  # noqa: F401,E402
     Event, Stream, StreamContext, current_stream, default_stream, device, device_of, set_stream,
     stream)
+from . import amp  # noqa: F401,E402
