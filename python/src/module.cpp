@@ -26,4 +26,5 @@ NB_MODULE(_C, m) {
   init_python_function(m);
   init_cuda_streams(m);
   init_amp(m);
+  init_profiler(m);
 }
