@@ -17,6 +17,15 @@ from .serialization import save, load  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 from . import autograd, cuda, return_types, utils  # noqa: F401
 from . import nn, optim  # noqa: F401
+from . import amp, cpu, profiler  # noqa: F401
+from .autograd import profiler as _autograd_profiler  # noqa: F401  ember.autograd.profiler
+from .amp.autocast_mode import (  # noqa: F401
+    autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_gpu_dtype,
+    is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
+    set_autocast_cache_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+    set_autocast_enabled, set_autocast_gpu_dtype)
+from ._C._amp import (  # noqa: F401
+    _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_)
 
 _C._set_size_class(Size)
 _C._set_return_types(_make_values_indices)
@@ -24,4 +33,8 @@ _C._set_return_types(_make_values_indices)
 __all__ = [name for name in dir(_C) if not name.startswith("_")] + [
     "Size", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "tensor",
     "as_tensor", "autograd", "cuda", "nn", "optim", "utils", "Generator", "save", "load",
-    "from_dlpack", "inference_mode", "is_inference_mode_enabled"]
+    "from_dlpack", "inference_mode", "is_inference_mode_enabled", "amp", "cpu", "profiler",
+    "autocast", "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+    "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled",
+    "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
+    "set_autocast_enabled", "set_autocast_gpu_dtype"]

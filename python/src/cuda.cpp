@@ -82,6 +82,44 @@ void init_cuda(nb::module_& parent) {
   m.def("empty_cache", &cuda::empty_cache, RG());
   m.def("manual_seed", &cuda::manual_seed, "seed"_a);
   m.def("manual_seed_all", &cuda::manual_seed_all, "seed"_a);
+  // The doctor: the sync debug mode and the transfer audit (include/ember/cuda.h).
+  m.def(
+      "set_sync_debug_mode",
+      [](nb::handle mode) {
+        if (PyUnicode_Check(mode.ptr()))
+          return cuda::set_sync_debug_mode(nb::cast<std::string>(mode));
+        EMBER_CHECK(PyLong_Check(mode.ptr()) && !PyBool_Check(mode.ptr()), TypeError,
+                    "set_sync_debug_mode: expected an int or a str, got ",
+                    nb::type_name(mode.type()).c_str());
+        cuda::set_sync_debug_mode(nb::cast<int>(mode));
+      },
+      "debug_mode"_a);
+  m.def("get_sync_debug_mode", [] { return cuda::get_sync_debug_mode(); });
+  nb::class_<cuda::TransferAudit>(m, "_TransferAudit")
+      .def(nb::init<>())
+      .def("step", &cuda::TransferAudit::step)
+      .def("findings", &cuda::TransferAudit::findings)
+      .def("report", &cuda::TransferAudit::report)
+      .def("stats", [](const cuda::TransferAudit& a) {
+        cuda::TransferStats s = a.stats();
+        nb::dict d;
+        d["steps"] = s.steps;
+        d["h2d_pageable"] = s.h2d_pageable;
+        d["h2d_pinned"] = s.h2d_pinned;
+        d["h2d_blocking"] = s.h2d_blocking;
+        d["h2d_bytes"] = s.h2d_bytes;
+        d["d2h_pageable"] = s.d2h_pageable;
+        d["d2h_pinned"] = s.d2h_pinned;
+        d["d2h_small"] = s.d2h_small;
+        d["d2h_bytes"] = s.d2h_bytes;
+        d["d2d"] = s.d2d;
+        d["implicit_syncs"] = s.implicit_syncs;
+        d["explicit_syncs"] = s.explicit_syncs;
+        d["sync_wait_ms"] = s.sync_wait_ms;
+        d["kernel_launches"] = s.kernel_launches;
+        d["cpu_ops"] = s.cpu_ops;
+        return d;
+      });
 }
 
 }  // namespace ember::python

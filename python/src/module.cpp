@@ -25,4 +25,6 @@ NB_MODULE(_C, m) {
   init_hooks(cls);
   init_python_function(m);
   init_cuda_streams(m);
+  init_amp(m);
+  init_profiler(m);
 }

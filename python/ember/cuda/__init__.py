@@ -1,10 +1,13 @@
-"""ember.cuda: torch.cuda's calls for devices, properties, synchronization and memory."""
+"""ember.cuda: torch.cuda's calls for devices, properties, synchronization and memory, amp, and
+the doctor (the sync debug mode and the transfer audit)."""
 from .._C import OutOfMemoryError  # noqa: F401  a RuntimeError, as torch.cuda's
 from .._C._cuda import (  # noqa: F401
     _CudaDeviceProperties, current_device, device_count, empty_cache, get_device_name,
     get_device_properties, is_available, is_simulated, manual_seed, manual_seed_all,
     max_memory_allocated, max_memory_reserved, memory_allocated, memory_reserved, memory_summary,
-    reset_peak_memory_stats, set_device, synchronize)
+    reset_peak_memory_stats, set_device, synchronize, set_sync_debug_mode, get_sync_debug_mode)
 from .streams import (  # noqa: F401,E402
     Event, Stream, StreamContext, current_stream, default_stream, device, device_of, set_stream,
     stream)
+from ._audit import TransferAudit, transfer_audit  # noqa: F401,E402
+from . import amp  # noqa: F401,E402

@@ -3,7 +3,7 @@ backward/grad, and the Python Function (ember/_function.py)."""
 import functools
 import threading
 
-from . import _C
+from .. import _C
 
 is_grad_enabled = _C.is_grad_enabled
 
@@ -122,4 +122,4 @@ class inference_mode:
         return wrapper
 
 
-from ._function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
+from .._function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401

@@ -1,0 +1,7 @@
+"""ember.profiler: torch.profiler's profile and record_function over the C++ profiler
+(include/ember/profiler.h). Every op called from Python is recorded by its C++ front end, with
+the names the C++ profiler gives (ember::mm, ember::add, ...)."""
+from .profiler import (  # noqa: F401
+    ProfilerActivity, profile, record_function, supported_activities)
+
+__all__ = ["ProfilerActivity", "profile", "record_function", "supported_activities"]
