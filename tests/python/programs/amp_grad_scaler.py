@@ -56,12 +56,13 @@ if scaler.is_enabled():
     opt1.zero_grad()
     loss = F.mse_loss(m2(torch.relu(m1(x))), y)
     scaler.scale(loss).backward()
+    with torch.no_grad():  # before unscale_, which is where the scaler looks for infs
+        m1.weight.grad[0, 0] = float("inf")
     scaler.unscale_(opt1)
     try:
         scaler.unscale_(opt1)
     except RuntimeError:
         print("second unscale_ refused")
-    m1.weight.grad[0, 0] = float("inf")
     before = m1.weight.detach().clone()
     scale = scaler.get_scale()
     scaler.step(opt1)

@@ -55,3 +55,4 @@ events = trace["traceEvents"] if isinstance(trace, dict) else trace
 trace_names = {e.get("name") for e in events}
 print("trace has labels:", all(n in trace_names for n in ["forward", "loss_fn", "backward"]))
 print("trace has mm:", any(str(n).endswith("mm") for n in trace_names))
+print("profiled on", device)
