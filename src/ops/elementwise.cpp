@@ -44,6 +44,15 @@ Tensor binary_kernel_call(BinaryOp op, const Tensor& a, const Tensor& b, ScalarT
   return out;
 }
 
+void mul_into(const Tensor& out, const Tensor& a, const Scalar& s) {
+  EMBER_CHECK(out.dtype() == a.dtype() && out.device() == a.device() && out.sizes() == a.sizes(),
+              ValueError, "mul_into: out (", to_string(out.dtype()), " ", out.device(), " ",
+              out.sizes(), ") must match the input (", to_string(a.dtype()), " ", a.device(), " ",
+              a.sizes(), ")");
+  backend_for(out).binary(BinaryOp::Mul, out, a, wrap_scalar(s, out.dtype()), {});
+  out.bump_version();
+}
+
 void check_inplace_allowed(const Tensor& self, const char* op) {
   if (!GradMode::is_enabled()) return;
   EMBER_CHECK(!(self.requires_grad() && self.is_leaf()), Error,
