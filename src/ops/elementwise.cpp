@@ -53,13 +53,6 @@ void mul_into(const Tensor& out, const Tensor& a, const Scalar& s) {
   out.bump_version();
 }
 
-void check_inplace_allowed(const Tensor& self, const char* op) {
-  if (!GradMode::is_enabled()) return;
-  EMBER_CHECK(!(self.requires_grad() && self.is_leaf()), Error,
-              "a leaf Variable that requires grad is being used in an in-place operation (", op,
-              "). Wrap it in ember::NoGradGuard or call .detach() first.");
-}
-
 Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
   EMBER_CHECK(result.sizes() == self.sizes(), ValueError, op, ": output with shape ", self.sizes(),
               " doesn't match the broadcast shape ", result.sizes());
@@ -83,7 +76,7 @@ Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
 
 Tensor& unary_inplace(Tensor& self, const char* name, UnaryOp op,
                       Tensor (*functional)(const Tensor&)) {
-  check_inplace_allowed(self, name);
+  autograd::check_inplace_allowed(self, name);
   bool grad = autograd::needs_grad({self});
   if (!grad && is_floating_point(self.dtype())) {
     backend_for(self).unary(op, self, self, {});

@@ -23,8 +23,6 @@ Tensor wrap_scalar(const Scalar& s, ScalarType dtype);
 void mul_into(const Tensor& out, const Tensor& a, const Scalar& s);
 // Writes `result` into `self` as an in-place op does, and moves self's autograd history to it.
 Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op);
-// Throws when an in-place op would modify a leaf that requires grad.
-void check_inplace_allowed(const Tensor& self, const char* op);
 
 // self = functional(self) in place. When nothing is recorded and self is floating (an in-place
 // unary op keeps a floating dtype), `op` writes straight into self; otherwise the result is
@@ -38,7 +36,7 @@ Tensor& unary_inplace(Tensor& self, const char* name, UnaryOp op,
 template <typename Other, typename F>
 Tensor& binary_inplace(Tensor& self, const Other& other, const char* name, BinaryOp op, OpParams p,
                        F functional) {
-  check_inplace_allowed(self, name);
+  autograd::check_inplace_allowed(self, name);
   bool grad;
   if constexpr (std::is_same_v<Other, Tensor>) {
     grad = autograd::needs_grad({self, other});
