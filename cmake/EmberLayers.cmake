@@ -44,6 +44,11 @@ set(EMBER_LAYER_distributed_USES core frontend)
 set(EMBER_LAYER_extension_FOLDERS extension)
 set(EMBER_LAYER_extension_USES core)
 
+# Folders that reach a backend only through the front ends of src/ops (which hold the checks, the
+# dtype rules and the gradients): cmake/check_layers.cmake rejects "core/backend.h" and
+# backend_for( in them.
+set(EMBER_FRONT_END_CALLERS nn optim data serialize distributed)
+
 # A library of its own (src/cuda_sim/CMakeLists.txt), below everything: it sees no folder of src/
 # (its backend/ sub-folder belongs to the backends layer).
 set(EMBER_LAYER_cuda_sim_FOLDERS cuda_sim)

@@ -1,8 +1,9 @@
 # Checks every quoted #include of a source tree against the layer table (cmake/EmberLayers.cmake):
 #   cmake -DSRC_DIR=<path to src> -P cmake/check_layers.cmake
 # Fails, listing each offending line, when a file includes a folder that its layer may not see, uses
-# a ".." path, or lies in a folder no layer lists. The per-layer include directories make most of
-# these a compile error already; this also covers headers that no source of their own layer
+# a ".." path, or lies in a folder no layer lists; or when a folder of EMBER_FRONT_END_CALLERS
+# includes core/backend.h or calls backend_for( (it must go through a front end of src/ops). The
+# per-layer include directories make most of these a compile error already; this also covers headers that no source of their own layer
 # includes, and paths the compiler would resolve next to the including file.
 cmake_minimum_required(VERSION 3.25)
 if(NOT SRC_DIR)
@@ -34,7 +35,7 @@ foreach(file ${files})
   endif()
   ember_layer_visible_folders(${layer} visible)
   file(STRINGS ${SRC_DIR}/${file} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
-  file(READ ${SRC_DIR}/${file} text)  # for line numbers
+  file(READ ${SRC_DIR}/${file} text)  # for line numbers and calls
   foreach(line ${lines})
     string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\".*" "\\1" path "${line}")
     string(FIND "${text}" "${line}" at)
@@ -57,6 +58,11 @@ foreach(file ${files})
     if(NOT target_layer)
       continue()  # not a folder of src/ (a sub-folder next to the file, a system header)
     endif()
+    if(path STREQUAL "core/backend.h" AND folder IN_LIST EMBER_FRONT_END_CALLERS)
+      string(APPEND problems "\n  ${where}: ${folder}/ reaches backends only through src/ops")
+      math(EXPR count "${count} + 1")
+      continue()
+    endif()
     list(FIND visible ${first} seen)
     if(seen EQUAL -1)
       set(uses "${EMBER_LAYER_${layer}_USES}")
@@ -68,10 +74,19 @@ foreach(file ${files})
       math(EXPR count "${count} + 1")
     endif()
   endforeach()
+  if(folder IN_LIST EMBER_FRONT_END_CALLERS)
+    string(REGEX MATCHALL "backend_for[ \t]*\\(" calls "${text}")
+    list(LENGTH calls ncalls)
+    if(ncalls GREATER 0)
+      string(APPEND problems "\n  ${file}: calls backend_for( ${ncalls} times: ${folder}/ reaches"
+             " backends only through a front end of src/ops")
+      math(EXPR count "${count} + 1")
+    endif()
+  endif()
 endforeach()
 
 list(LENGTH files nfiles)
 if(count GREATER 0)
-  message(FATAL_ERROR "${count} includes break the layers of cmake/EmberLayers.cmake:${problems}")
+  message(FATAL_ERROR "${count} lines break the layers of cmake/EmberLayers.cmake:${problems}")
 endif()
 message(STATUS "layers: ${nfiles} files of ${SRC_DIR}, every include allowed")

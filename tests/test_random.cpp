@@ -10,6 +10,7 @@
 #include "core/backend.h"
 #include "core/philox.h"
 #include "ember/ops.h"
+#include "support/test_util.h"
 #include "support/torch_oracle.h"
 
 using namespace ember;
@@ -103,6 +104,30 @@ TEST(RandomKernel, Errors) {
   Tensor i = empty({3}, kLong);
   EXPECT_THROW(be.random(i, RandomKind::Uniform, 0, 1, 1, 0), TypeError);
   EXPECT_THROW(be.random(i, RandomKind::RandInt, 5, 5, 1, 0), ValueError);
+}
+
+// randint's range check is written once (randint_range, core/backend.h) and must stay on every
+// path: both overloads of the front end, and each backend's kernel called directly.
+TEST(Random, RandIntRangeIsCheckedOnEveryPath) {
+  for (const Device& d : ember::testing::test_devices()) {
+    const TensorOptions o = TensorOptions(kLong).device(d);
+    EXPECT_THROW(randint(5, 5, {2}, o), ValueError) << d;
+    EXPECT_THROW(randint(5, 4, {2}, o), ValueError) << d;
+    EXPECT_THROW(randint(0, {2}, o), ValueError) << d;
+    EXPECT_THROW(randint(-1, {2}, o), ValueError) << d;
+    Tensor t = empty({3}, o);
+    EXPECT_THROW(backend_for(t).random(t, RandomKind::RandInt, 5, 5, 1, 0), ValueError) << d;
+    EXPECT_THROW(backend_for(t).random(t, RandomKind::RandInt, 5, 4, 1, 0), ValueError) << d;
+    try {
+      randint(3, 1, {1}, o);
+      ADD_FAILURE() << "no error on " << d;
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "random_ expects 'from' to be less than 'to', but got from=3 >= to=1"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(Random, ManualSeedIsDeterministic) {

@@ -41,6 +41,15 @@ inline bool needs_grad(const std::vector<Tensor>& inputs) {
   return false;
 }
 
+// Throws when an in-place op would modify a leaf that requires grad (under grad mode): the one
+// check of Tensor's own in-place methods (core/tensor.cpp) and the in-place front ends (src/ops).
+inline void check_inplace_allowed(const Tensor& self, const char* op) {
+  if (!GradMode::is_enabled() || !requires_grad_fast(self)) return;
+  EMBER_CHECK(self.unsafeGetTensorImpl()->autograd_meta()->grad_fn, Error,
+              "a leaf Variable that requires grad is being used in an in-place operation (", op,
+              "). Wrap it in ember::NoGradGuard or call .detach() first.");
+}
+
 // A tensor kept for backward. Remembers the version counter so that an in-place change after
 // saving is reported instead of silently giving a wrong gradient. Outputs of the recording op
 // (is_output, with their output index) are saved detached, which keeps the graph free of

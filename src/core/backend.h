@@ -12,6 +12,19 @@
 namespace ember {
 
 enum class RandomKind : int { Uniform, Normal, RandInt };
+
+// randint's [low, high): checked here once, for the front end and for both backends' kernels
+// (which get the bounds as Backend::random's doubles). The width high - low is counted in uint64,
+// where it cannot overflow (randint(INT64_MIN, INT64_MAX)).
+struct RandIntRange {
+  int64_t low;
+  uint64_t range;
+};
+inline RandIntRange randint_range(int64_t low, int64_t high) {
+  EMBER_CHECK(low < high, ValueError,
+              "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
+  return {low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
+}
 // Inclusive scans: cumsum and cumprod.
 enum class ScanOp : int { Sum, Prod };
 

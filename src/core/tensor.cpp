@@ -3,6 +3,7 @@
 #include "core/device_audit.h"
 
 #include "autograd/node_impl.h"
+#include "autograd/record.h"
 #include "core/backend.h"
 #include "core/dispatch.h"
 #include "core/generator.h"
@@ -136,18 +137,8 @@ Tensor& Tensor::detach_() const {
   return const_cast<Tensor&>(*this);
 }
 
-namespace {
-void check_inplace(const Tensor& self, const char* op) {
-  if (!autograd::GradMode::is_enabled()) return;
-  auto* m = self.unsafeGetTensorImpl()->autograd_meta();
-  EMBER_CHECK(!(m && m->requires_grad && !m->grad_fn), Error,
-              "a leaf Variable that requires grad is being used in an in-place operation (", op,
-              "). Wrap it in ember::NoGradGuard or call .detach() first.");
-}
-}  // namespace
-
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
-  check_inplace(*this, "copy_");
+  autograd::check_inplace_allowed(*this, "copy_");
   // src must broadcast to self.
   broadcast_shapes(sizes(), src.sizes());
   int64_t lead = dim() - src.dim();
@@ -181,7 +172,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
 }
 
 Tensor& Tensor::fill_(const Scalar& value) const {
-  check_inplace(*this, "fill_");
+  autograd::check_inplace_allowed(*this, "fill_");
   check_scalar_fits(value, dtype(), "fill_");
   backend_for(*this).fill(*this, value);
   bump_version();
@@ -196,7 +187,7 @@ Tensor& Tensor::zero_() const {
 }
 
 Tensor& Tensor::uniform_(double from, double to) const {
-  check_inplace(*this, "uniform_");
+  autograd::check_inplace_allowed(*this, "uniform_");
   auto st = reserve_random_blocks(static_cast<uint64_t>(numel()));
   backend_for(*this).random(*this, RandomKind::Uniform, from, to, st.seed, st.offset);
   bump_version();
@@ -204,7 +195,7 @@ Tensor& Tensor::uniform_(double from, double to) const {
 }
 
 Tensor& Tensor::normal_(double mean, double std) const {
-  check_inplace(*this, "normal_");
+  autograd::check_inplace_allowed(*this, "normal_");
   auto st = reserve_random_blocks(static_cast<uint64_t>(numel()));
   backend_for(*this).random(*this, RandomKind::Normal, mean, std, st.seed, st.offset);
   bump_version();

@@ -1,6 +1,7 @@
 // Binary elementwise family on the CPU, with contiguous and scalar-operand fast paths.
 #include "core/dispatch.h"
 #include "core/functors.h"
+#include "core/op_switch.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
 
@@ -36,32 +37,15 @@ void binary_kernel(const Tensor& out, const Tensor& a, const Tensor& b, OpParams
   });
 }
 
-// Picks the functor for `op` (the switch lives outside the dtype-dispatch macro).
-template <typename scalar_t>
-void binary_for_dtype(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
-                      OpParams p) {
-  switch (op) {
-#define EMBER_BINARY_CASE(name, functor)                                                   \
-  case BinaryOp::name:                                                                     \
-    if constexpr (kBinarySupports<functor, scalar_t>) {                                    \
-      binary_kernel<functor, scalar_t>(out, a, b, p);                                      \
-    } else {                                                                               \
-      throw TypeError(::ember::detail::str_cat("binary op " #name " is not compiled for ", \
-                                               to_string(a.dtype())));                     \
-    }                                                                                      \
-    break;
-    EMBER_BINARY_OPS(EMBER_BINARY_CASE)
-#undef EMBER_BINARY_CASE
-    default:
-      throw NotImplementedError("unknown binary op");
-  }
-}
-
 }  // namespace
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
                         OpParams p) {
-  EMBER_DISPATCH_ALL(a.dtype(), "binary", [&] { binary_for_dtype<scalar_t>(op, out, a, b, p); });
+  EMBER_DISPATCH_ALL(a.dtype(), "binary", [&] {
+    visit_binary_op<scalar_t>(op, a.dtype(), [&](auto f) {
+      binary_kernel<typename decltype(f)::type, scalar_t>(out, a, b, p);
+    });
+  });
 }
 
 }  // namespace ember::cpu

@@ -79,16 +79,12 @@ void CpuBackend::random(const Tensor& out, RandomKind kind, double a, double b, 
       });
       return;
     case RandomKind::RandInt: {
-      EMBER_CHECK(b > a, ValueError,
-                  "random_ expects 'from' to be less than 'to', but got from=", a, " >= to=", b);
-      // The bounds are integers carried in doubles (2^63 for INT64_MAX: saturated, not cast);
-      // high - low is counted in uint64, where it cannot overflow.
-      const int64_t low = float_to_int64(a);
-      const uint64_t range = static_cast<uint64_t>(float_to_int64(b)) - static_cast<uint64_t>(low);
+      // The bounds are integers carried in doubles (2^63 for INT64_MAX: saturated, not cast).
+      const RandIntRange r = randint_range(float_to_int64(a), float_to_int64(b));
       EMBER_DISPATCH_ALL(out.dtype(), "randint", [&] {
         for_each_indexed<scalar_t>(out, [&](scalar_t* p, int64_t i) {
           const int64_t v =
-              philox::randint_element(philox::philox4x32_10(offset + i, seed), low, range);
+              philox::randint_element(philox::philox4x32_10(offset + i, seed), r.low, r.range);
           if constexpr (std::is_same_v<scalar_t, Half> || std::is_same_v<scalar_t, BFloat16>) {
             *p = scalar_t(static_cast<float>(v));
           } else {

@@ -1,6 +1,7 @@
 // Unary elementwise family on the CPU: one strided loop, instantiated per op and dtype.
 #include "core/dispatch.h"
 #include "core/functors.h"
+#include "core/op_switch.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
 #include "cpu/vec_math.h"
@@ -88,19 +89,7 @@ void unary_vec_kernel(VecUnaryFn<acc_t<in_t>> f, const Tensor& out, const Tensor
   });
 }
 
-// Runs `Op` over `in`, or, for a floating-only functor given an integer dtype (which its front
-// end never does), throws instead of instantiating a kernel for it.
-template <typename Op, typename in_t>
-void unary_or_reject(const char* name, const Tensor& out, const Tensor& in, OpParams p) {
-  if constexpr (!kUnarySupports<Op, in_t>) {
-    throw TypeError(::ember::detail::str_cat("unary op ", name, " is not compiled for ",
-                                             to_string(in.dtype())));
-  } else {
-    unary_kernel<Op, in_t>(out, in, p);
-  }
-}
-
-// Picks the functor for `op` (the switch lives outside the dtype-dispatch macro).
+// The vector kernel of `op` where there is one, else its functor (core/op_switch.h).
 template <typename scalar_t>
 void unary_for_dtype(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
   if constexpr (std::is_floating_point_v<acc_t<scalar_t>>) {
@@ -109,16 +98,9 @@ void unary_for_dtype(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p
       return;
     }
   }
-  switch (op) {
-#define EMBER_UNARY_CASE(name, functor)                    \
-  case UnaryOp::name:                                      \
-    unary_or_reject<functor, scalar_t>(#name, out, in, p); \
-    break;
-    EMBER_UNARY_OPS(EMBER_UNARY_CASE)
-#undef EMBER_UNARY_CASE
-    default:
-      throw NotImplementedError("unknown unary op");
-  }
+  visit_unary_op<scalar_t>(op, in.dtype(), [&](auto f) {
+    unary_kernel<typename decltype(f)::type, scalar_t>(out, in, p);
+  });
 }
 
 }  // namespace

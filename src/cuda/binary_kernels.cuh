@@ -3,6 +3,7 @@
 // Included only by those files; binary.cu dispatches to them through binary_ops.h.
 #pragma once
 #include "core/functors.h"
+#include "core/op_switch.h"
 #include "cuda/binary_ops.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
@@ -71,24 +72,12 @@ void launch_binary(const Tensor& out, const Tensor& a, const Tensor& b, OpParams
   }
 }
 
-// The switch lives in a function: a #define inside a macro argument is not portable (nvcc).
+// Launches op's functor (core/op_switch.h rejects a dtype the functor is not compiled for).
 template <typename scalar_t>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams p) {
-  switch (op) {
-#define EMBER_BINARY_CASE(name, functor)                                                   \
-  case BinaryOp::name:                                                                     \
-    if constexpr (kBinarySupports<functor, scalar_t>) {                                    \
-      launch_binary<functor, scalar_t>(out, a, b, p);                                      \
-    } else {                                                                               \
-      throw TypeError(::ember::detail::str_cat("binary op " #name " is not compiled for ", \
-                                               to_string(a.dtype())));                     \
-    }                                                                                      \
-    break;
-    EMBER_BINARY_OPS(EMBER_BINARY_CASE)
-#undef EMBER_BINARY_CASE
-    default:
-      throw NotImplementedError("unknown binary op");
-  }
+  visit_binary_op<scalar_t>(op, a.dtype(), [&](auto f) {
+    launch_binary<typename decltype(f)::type, scalar_t>(out, a, b, p);
+  });
 }
 
 }  // namespace ember::cuda::detail

@@ -7,7 +7,6 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
-#include <atomic>
 #include <unordered_map>
 
 #include "core/device_audit.h"
@@ -18,8 +17,6 @@
 
 namespace ember::cuda {
 namespace {
-
-std::atomic<bool> g_allow_tf32{false};
 
 void check_cublas(cublasStatus_t s, const char* what) {
   if (s == CUBLAS_STATUS_SUCCESS) return;
@@ -63,13 +60,6 @@ Operand prepare(const Tensor& x) {
 }
 
 }  // namespace
-
-bool matmul_allow_tf32() {
-  return g_allow_tf32.load();
-}
-void set_matmul_allow_tf32(bool allow) {
-  g_allow_tf32.store(allow);
-}
 
 void CudaBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
                        double beta) {

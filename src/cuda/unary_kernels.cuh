@@ -3,6 +3,7 @@
 // them through unary_ops.h.
 #pragma once
 #include "core/functors.h"
+#include "core/op_switch.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 #include "cuda/unary_ops.h"
@@ -22,31 +23,13 @@ struct UnaryFn {
   }
 };
 
-// Launches `Op` over `in`, or, for a floating-only functor given an integer dtype (which its
-// front end never does), throws instead of compiling a kernel for it.
-template <typename Op, typename scalar_t>
-void launch_or_reject(const char* name, const Tensor& out, const Tensor& in, OpParams p) {
-  if constexpr (!kUnarySupports<Op, scalar_t>) {
-    throw TypeError(::ember::detail::str_cat("unary op ", name, " is not compiled for ",
-                                             to_string(in.dtype())));
-  } else {
-    launch_elementwise<2>({&out, &in}, UnaryFn<Op, scalar_t>{p});
-  }
-}
-
-// The switch lives in a function: a #define inside a macro argument is not portable (nvcc).
+// Launches op's functor over `in` (core/op_switch.h rejects a dtype the functor is not compiled
+// for, which its front end never passes).
 template <typename scalar_t>
 void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
-  switch (op) {
-#define EMBER_UNARY_CASE(name, functor)                     \
-  case UnaryOp::name:                                       \
-    launch_or_reject<functor, scalar_t>(#name, out, in, p); \
-    break;
-    EMBER_UNARY_OPS(EMBER_UNARY_CASE)
-#undef EMBER_UNARY_CASE
-    default:
-      throw NotImplementedError("unknown unary op");
-  }
+  visit_unary_op<scalar_t>(op, in.dtype(), [&](auto f) {
+    launch_elementwise<2>({&out, &in}, UnaryFn<typename decltype(f)::type, scalar_t>{p});
+  });
 }
 
 }  // namespace ember::cuda::detail

@@ -1,6 +1,5 @@
 // Linked instead of src/cuda when Ember is built without CUDA: every entry point answers
 // "not available" and says why, and nothing aborts.
-#include <atomic>
 
 #include "core/backend.h"
 #include "core/tensor_factory.h"
@@ -149,16 +148,6 @@ float Event::elapsed_time(const Event&) const {
 }
 void Event::wait(const Stream&) const {
   unavailable("Event::wait");
-}
-
-namespace {
-std::atomic<bool> g_allow_tf32{false};
-}
-bool matmul_allow_tf32() {
-  return g_allow_tf32.load();
-}
-void set_matmul_allow_tf32(bool allow) {
-  g_allow_tf32.store(allow);
 }
 
 void record_stream(const DataPtr& data, const StreamRef&) {

@@ -9,7 +9,6 @@
 #include <unordered_set>
 
 #include "autograd/node_impl.h"
-#include "core/backend.h"
 #include "ember/autograd.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
@@ -202,9 +201,7 @@ void Reducer::mark_ready(size_t param, bool used) {
     if (used && g.defined() && g.dtype() == view.dtype() && g.device() == view.device()) {
       // Divide while copying in, in one pass (as PyTorch's mul_out): the sum over ranks is then
       // the average.
-      backend_for(view).binary(BinaryOp::Mul, view, g.reshape({-1}),
-                               wrap_scalar(1.0 / group_->getSize(), view.dtype()), {});
-      view.bump_version();
+      mul_into(view, g.reshape({-1}), 1.0 / group_->getSize());
     } else if (used && g.defined()) {
       view.copy_(g.reshape({-1}).mul(1.0 / group_->getSize()));
     } else {

@@ -1,19 +1,17 @@
-// im2col, conv2d and Conv2d. The convolution is im2col (a backend kernel, see nn/window.h) and
-// one GEMM (a batched one per group), so CPU and CUDA share the code; autograd comes from the
-// GEMM and from im2col, whose gradient is col2im.
+// im2col, conv2d and Conv2d. The convolution is im2col and one GEMM (a batched one per group),
+// front ends of ops/window_ops.h, so CPU and CUDA share the code; autograd comes from the GEMM and
+// from im2col, whose gradient is col2im.
 #include "ember/nn/modules/conv.h"
 
 #include <cmath>
 
-#include "autograd/record.h"
 #include "core/autocast_hook.h"
-#include "core/backend.h"
-#include "core/tensor_factory.h"
 
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "nn/describe.h"
 #include "nn/window.h"
+#include "ops/window_ops.h"
 
 namespace ember {
 namespace {
@@ -44,61 +42,7 @@ Tensor columns(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dilation,
               python_name(x.dtype()));
   *out_h = g.out_h;
   *out_w = g.out_w;
-  return nn::detail::im2col_columns(x, g);
-}
-
-// out [N, O, L] = weight [O, K] @ cols[n] (+ bias) for every sample n: one GEMM per sample
-// writes the NCHW output directly (as PyTorch's CPU convolution does). The weight gradient is
-// the sum of one GEMM per sample.
-Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias) {
-  const int64_t N = cols.size(0), K = cols.size(1), L = cols.size(2), O = weight.size(0);
-  check_same_device(cols, weight, "conv2d");
-  EMBER_CHECK(cols.dtype() == weight.dtype(), TypeError, "conv2d(): Input type (",
-              python_name(cols.dtype()), ") and weight type (", python_name(weight.dtype()),
-              ") should be the same");
-  if (bias.defined()) {
-    check_same_device(cols, bias, "conv2d");
-    EMBER_CHECK(bias.dtype() == weight.dtype(), TypeError, "conv2d(): Input type (",
-                python_name(cols.dtype()), ") and bias type (", python_name(bias.dtype()),
-                ") should be the same");
-  }
-  Tensor out = make_empty({N, O, L}, cols.dtype(), cols.device());
-  Backend& be = backend_for(out);
-  double beta = 0.0;
-  if (bias.defined()) {  // out starts as the bias broadcast over samples and positions
-    be.copy(out, make_view(bias, {N, O, L}, {0, bias.stride(0), 0}, bias.storage_offset()), false);
-    beta = 1.0;
-  }
-  be.gemm(out, weight.detach().reshape({1, O, K}), cols.detach(), 1.0, beta);
-  if (autograd::needs_grad({cols, weight, bias})) {
-    const bool grad_cols = autograd::requires_grad_fast(cols);
-    const bool grad_weight = autograd::requires_grad_fast(weight);
-    autograd::record(
-        "ConvolutionBackward0", out, {cols, weight, bias},
-        [scols = grad_weight ? autograd::SavedTensor(cols) : autograd::SavedTensor(),
-         sweight = grad_cols ? autograd::SavedTensor(weight) : autograd::SavedTensor(),
-         wsizes = DimVector(weight.sizes()), grad_bias = bias.defined(), N, K,
-         O](const autograd::variable_list& g) {
-          Tensor gcols, gweight, gbias;
-          if (sweight.defined()) {  // [N, K, L] = weight^T [K, O] @ g[n] [O, L]
-            gcols =
-                bmm(sweight.unpack().reshape({1, O, K}).transpose(1, 2).expand({N, K, O}), g[0]);
-          }
-          if (scols.defined()) {
-            const Tensor c = scols.unpack();
-            if (GradMode::is_enabled()) {  // create_graph: differentiable ops
-              gweight = bmm(g[0], c.transpose(1, 2)).sum({0});
-            } else {  // the backend's summed GEMM: no [N, O, K] temporary
-              gweight = make_empty({1, O, K}, c.dtype(), c.device());
-              backend_for(gweight).gemm(gweight, g[0], c.transpose(1, 2), 1.0, 0.0);
-            }
-            gweight = gweight.reshape(wsizes);
-          }
-          if (grad_bias) gbias = g[0].sum({0, 2});
-          return autograd::variable_list{gcols, gweight, gbias};
-        });
-  }
-  return out;
+  return im2col_columns(x, g);
 }
 
 Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
@@ -192,7 +136,7 @@ Tensor col2im(const Tensor& input, ExpandingArray<2> output_size, ExpandingArray
               "blocks ",
               g.out_h, " * ", g.out_w, " = ", g.positions(),
               ", but got input.size(2)=", input.size(2));
-  return nn::detail::col2im_columns(input, g);
+  return col2im_columns(input, g);
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias,

@@ -3,11 +3,11 @@
 #include "ember/nn/modules/embedding.h"
 
 #include "autograd/record.h"
-#include "core/backend.h"
 #include "ember/nn/init.h"
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
 #include "nn/describe.h"
+#include "ops/index_grad.h"
 
 namespace ember {
 
@@ -31,17 +31,15 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
   shape.push_back(D);
   Tensor out = rows.view(shape);
   if (autograd::needs_grad({weight})) {
-    autograd::record("EmbeddingBackward0", out, {weight},
-                     [flat, padding_idx, V = weight.size(0), D](const autograd::variable_list& g) {
-                       Tensor grad = g[0].reshape({flat.numel(), D});
-                       if (padding_idx >= 0) {
-                         grad = grad * flat.ne(padding_idx).unsqueeze(1).to(grad.dtype());
-                       }
-                       Tensor z = zeros({V, D}, grad.options());
-                       if (grad.numel() > 0)
-                         backend_for(z).index_add(z, 0, flat, grad.contiguous());
-                       return autograd::variable_list{z};
-                     });
+    autograd::record(
+        "EmbeddingBackward0", out, {weight},
+        [flat, padding_idx, V = weight.size(0), D](const autograd::variable_list& g) {
+          Tensor grad = g[0].reshape({flat.numel(), D});
+          if (padding_idx >= 0) {
+            grad = grad * flat.ne(padding_idx).unsqueeze(1).to(grad.dtype());
+          }
+          return autograd::variable_list{index_select_backward(grad.contiguous(), {V, D}, 0, flat)};
+        });
   }
   return out;
 }

@@ -11,6 +11,7 @@
 #include "ember/tensor_data.h"
 #include "nn/describe.h"
 #include "nn/window.h"
+#include "ops/window_ops.h"
 
 namespace ember {
 namespace {
@@ -68,8 +69,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
                                                    ExpandingArray<2> dilation, bool ceil_mode) {
   const Window2d g = pool_geometry(input, kernel_size, stride.value_or(kernel_size), padding,
                                    dilation, ceil_mode, "max_pool2d");
-  auto [values, indices] =
-      nn::detail::max_pool_planes(input.reshape({planes_of(input), g.height, g.width}), g);
+  auto [values, indices] = max_pool_planes(input.reshape({planes_of(input), g.height, g.width}), g);
   const DimVector shape = pooled_shape(input, g);
   return {values.reshape(shape), indices.reshape(shape)};
 }
@@ -94,8 +94,8 @@ Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
               "avg_pool2d(): divisor must be not zero");
   const Window2d g = pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d");
   // Each plane is a one-channel image; im2col's zero padding adds nothing to the sums.
-  Tensor windows = nn::detail::im2col_columns(
-      input.reshape({planes_of(input), 1, g.height, g.width}), g);  // [P, kh * kw, L]
+  Tensor windows = im2col_columns(input.reshape({planes_of(input), 1, g.height, g.width}),
+                                  g);  // [P, kh * kw, L]
   // The divisor of each output position, as PyTorch's kernel computes it.
   const int64_t H = g.height, W = g.width;
   std::vector<double> div;

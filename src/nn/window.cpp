@@ -1,18 +1,13 @@
-// Sliding-window ops: the im2col/col2im pair with their gradients, max pooling, and the index
-// tables of adaptive pooling (cached per geometry and device: building one costs as much as the
-// gather itself, and training loops reuse the same few shapes).
+// Window arithmetic: output sizes, and the index tables of adaptive pooling (cached per geometry
+// and device: building one costs as much as the gather itself, and training loops reuse the same
+// few shapes). The window kernels themselves are front ends in src/ops (ops/window_ops.h).
 #include "nn/window.h"
 
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <tuple>
 
-#include "autograd/record.h"
-#include "core/backend.h"
-#include "core/tensor_factory.h"
 #include "ember/ops.h"
-#include "ops/index_grad.h"
 
 namespace ember::nn::detail {
 namespace {
@@ -57,59 +52,6 @@ int64_t window_output_size(int64_t in, int64_t kernel, int64_t pad_before, int64
   // The last window must start inside the input or the leading padding.
   if (ceil_mode && (out - 1) * stride >= in + pad_before) --out;
   return out;
-}
-
-Tensor im2col_columns(const Tensor& x, const Window2d& g) {
-  const int64_t N = x.size(0);
-  Tensor in = x.contiguous();
-  Tensor cols = make_empty({N, g.columns(), g.positions()}, x.dtype(), x.device());
-  if (cols.numel() > 0) backend_for(cols).im2col(cols, in, g);
-  if (autograd::needs_grad({x})) {
-    autograd::record("Im2ColBackward0", cols, {x}, [g](const autograd::variable_list& grad) {
-      return autograd::variable_list{col2im_columns(grad[0], g)};
-    });
-  }
-  return cols;
-}
-
-Tensor col2im_columns(const Tensor& cols, const Window2d& g) {
-  const int64_t N = cols.size(0);
-  Tensor in = cols.contiguous();
-  Tensor out = make_empty({N, g.channels, g.height, g.width}, cols.dtype(), cols.device());
-  if (out.numel() > 0) backend_for(out).col2im(out, in, g);
-  if (autograd::needs_grad({cols})) {
-    autograd::record("Col2ImBackward0", out, {cols}, [g](const autograd::variable_list& grad) {
-      return autograd::variable_list{im2col_columns(grad[0], g)};
-    });
-  }
-  return out;
-}
-
-std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& planes, const Window2d& g) {
-  const int64_t P = planes.size(0);
-  Tensor in = planes.contiguous();
-  Tensor values = make_empty({P, g.out_h, g.out_w}, planes.dtype(), planes.device());
-  Tensor indices = make_empty({P, g.out_h, g.out_w}, kLong, planes.device());
-  if (values.numel() > 0) backend_for(values).max_pool2d(values, indices, in, g);
-  if (autograd::needs_grad({planes})) {
-    // The maxima are a gather of the input at their indices: the gradient is scattered back
-    // to them, by a backend kernel, or with gather's differentiable rule under create_graph.
-    autograd::record(
-        "MaxPool2DWithIndicesBackward0", values, {planes},
-        [saved = autograd::SavedTensor(indices), g, P](const autograd::variable_list& grad) {
-          const Tensor idx = saved.unpack();
-          if (GradMode::is_enabled()) {
-            const Tensor flat = gather_backward(grad[0].reshape({P, g.positions()}), {P, g.plane()},
-                                                1, idx.view({P, g.positions()}));
-            return autograd::variable_list{flat.view({P, g.height, g.width})};
-          }
-          const Tensor go = grad[0].contiguous();
-          Tensor gin = make_empty({P, g.height, g.width}, go.dtype(), go.device());
-          backend_for(gin).max_pool2d_backward(gin, go, idx, g);
-          return autograd::variable_list{gin};
-        });
-  }
-  return {values, indices};
 }
 
 Tensor adaptive_window_index(int64_t height, int64_t width, int64_t out_h, int64_t out_w,

@@ -44,11 +44,13 @@ Tensor binary_kernel_call(BinaryOp op, const Tensor& a, const Tensor& b, ScalarT
   return out;
 }
 
-void check_inplace_allowed(const Tensor& self, const char* op) {
-  if (!GradMode::is_enabled()) return;
-  EMBER_CHECK(!(self.requires_grad() && self.is_leaf()), Error,
-              "a leaf Variable that requires grad is being used in an in-place operation (", op,
-              "). Wrap it in ember::NoGradGuard or call .detach() first.");
+void mul_into(const Tensor& out, const Tensor& a, const Scalar& s) {
+  EMBER_CHECK(out.dtype() == a.dtype() && out.device() == a.device() && out.sizes() == a.sizes(),
+              ValueError, "mul_into: out (", to_string(out.dtype()), " ", out.device(), " ",
+              out.sizes(), ") must match the input (", to_string(a.dtype()), " ", a.device(), " ",
+              a.sizes(), ")");
+  backend_for(out).binary(BinaryOp::Mul, out, a, wrap_scalar(s, out.dtype()), {});
+  out.bump_version();
 }
 
 Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
@@ -74,7 +76,7 @@ Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op) {
 
 Tensor& unary_inplace(Tensor& self, const char* name, UnaryOp op,
                       Tensor (*functional)(const Tensor&)) {
-  check_inplace_allowed(self, name);
+  autograd::check_inplace_allowed(self, name);
   bool grad = autograd::needs_grad({self});
   if (!grad && is_floating_point(self.dtype())) {
     backend_for(self).unary(op, self, self, {});

@@ -17,10 +17,12 @@ Tensor binary_kernel_call(BinaryOp op, const Tensor& a, const Tensor& b, ScalarT
                           OpParams p = {});
 // A scalar as a 0-dim CPU tensor of `dtype` (backends read it as a broadcast value).
 Tensor wrap_scalar(const Scalar& s, ScalarType dtype);
+// out = a * s into an existing `out` of a's dtype, device and shape; not recorded. One pass where
+// a copy followed by a multiply would take two: DDP divides each gradient while copying it into
+// its bucket (as PyTorch's mul_out).
+void mul_into(const Tensor& out, const Tensor& a, const Scalar& s);
 // Writes `result` into `self` as an in-place op does, and moves self's autograd history to it.
 Tensor& assign_inplace(Tensor& self, const Tensor& result, const char* op);
-// Throws when an in-place op would modify a leaf that requires grad.
-void check_inplace_allowed(const Tensor& self, const char* op);
 
 // self = functional(self) in place. When nothing is recorded and self is floating (an in-place
 // unary op keeps a floating dtype), `op` writes straight into self; otherwise the result is
@@ -34,7 +36,7 @@ Tensor& unary_inplace(Tensor& self, const char* name, UnaryOp op,
 template <typename Other, typename F>
 Tensor& binary_inplace(Tensor& self, const Other& other, const char* name, BinaryOp op, OpParams p,
                        F functional) {
-  check_inplace_allowed(self, name);
+  autograd::check_inplace_allowed(self, name);
   bool grad;
   if constexpr (std::is_same_v<Other, Tensor>) {
     grad = autograd::needs_grad({self, other});

@@ -81,8 +81,7 @@ Tensor randn(IntArrayRef sizes, const TensorOptions& o) {
   return random_tensor(sizes, RandomKind::Normal, 0, 1, o);
 }
 Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, const TensorOptions& o) {
-  EMBER_CHECK(low < high, ValueError,
-              "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
+  randint_range(low, high);  // throws unless low < high
   // As libtorch 1.13: int64 by default (the parameter's default is kLong), but options given
   // without a dtype (randint(10, {3}, kCUDA)) take the default dtype, float32, like every factory.
   return random_tensor(sizes, RandomKind::RandInt, static_cast<double>(low),

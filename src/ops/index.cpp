@@ -71,14 +71,7 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
   if (autograd::needs_grad({a})) {
     DimVector in_sizes(a.sizes());
     autograd::record("IndexSelectBackward0", out, {a}, [=](const variable_list& g) {
-      Tensor z = zeros(in_sizes, g[0].options());
-      if (g[0].numel() > 0) backend_for(z).index_add(z, d, idx, g[0]);
-      if (autograd::needs_grad({g[0]})) {  // create_graph: z is linear in g
-        autograd::record("IndexAddBackward0", z, {g[0]}, [d, idx](const variable_list& gz) {
-          return variable_list{gz[0].index_select(d, idx)};
-        });
-      }
-      return variable_list{z};
+      return variable_list{index_select_backward(g[0], in_sizes, d, idx)};
     });
   }
   return out;
@@ -86,6 +79,18 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   return ember::index_select(*this, dim, index);
+}
+
+Tensor index_select_backward(const Tensor& grad, IntArrayRef in_sizes, int64_t dim,
+                             const Tensor& index) {
+  Tensor z = zeros(in_sizes, grad.options());
+  if (grad.numel() > 0) backend_for(z).index_add(z, dim, index, grad);
+  if (autograd::needs_grad({grad})) {  // create_graph: z is linear in grad
+    autograd::record("IndexAddBackward0", z, {grad}, [dim, index](const variable_list& gz) {
+      return variable_list{gz[0].index_select(dim, index)};
+    });
+  }
+  return z;
 }
 
 Tensor gather_backward(const Tensor& grad, IntArrayRef in_sizes, int64_t dim, const Tensor& index) {

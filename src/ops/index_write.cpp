@@ -88,7 +88,7 @@ template <typename Direct, typename OutOfPlace>
 Tensor& write_inplace(const Tensor& t, const Tensor& other, const char* name, Direct direct,
                       OutOfPlace out_of_place) {
   Tensor& self = const_cast<Tensor&>(t);  // libtorch's in-place methods are const
-  check_inplace_allowed(self, name);
+  autograd::check_inplace_allowed(self, name);
   if (!autograd::needs_grad({self, other})) {
     direct(self);
     self.bump_version();

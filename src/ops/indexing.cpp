@@ -277,7 +277,7 @@ void write_indexed(const Tensor& self, ArrayRef<TensorIndex> indices, const Tens
 Tensor& index_put_impl(const Tensor& self, std::vector<TensorIndex> indices, const Tensor& values,
                        bool accumulate, bool values_differentiable) {
   Tensor& out = const_cast<Tensor&>(self);
-  check_inplace_allowed(self, "index_put_");
+  autograd::check_inplace_allowed(self, "index_put_");
   const bool grad = autograd::GradMode::is_enabled() &&
                     (self.requires_grad() || (values_differentiable && values.requires_grad()));
   if (!grad) {

@@ -40,7 +40,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
   Tensor& self = const_cast<Tensor&>(*this);  // libtorch's in-place methods are const
-  check_inplace_allowed(self, "masked_fill_");
+  autograd::check_inplace_allowed(self, "masked_fill_");
   check_mask(self, mask, "masked_fill_");
   return assign_inplace(
       self, ember::masked_fill(autograd::needs_grad({self}) ? clone() : self, mask, value),
@@ -48,7 +48,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) const {
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& value) const {
   Tensor& self = const_cast<Tensor&>(*this);
-  check_inplace_allowed(self, "masked_fill_");
+  autograd::check_inplace_allowed(self, "masked_fill_");
   check_mask(self, mask, "masked_fill_");
   return assign_inplace(
       self, ember::masked_fill(autograd::needs_grad({self}) ? clone() : self, mask, value),

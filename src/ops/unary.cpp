@@ -278,7 +278,7 @@ Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const
 }
 
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) const {
-  check_inplace_allowed(*this, "clamp_");
+  autograd::check_inplace_allowed(*this, "clamp_");
   return assign_inplace(const_cast<Tensor&>(*this),
                         ember::clamp(autograd::needs_grad({*this}) ? clone() : *this, min, max),
                         "clamp_");

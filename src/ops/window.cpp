@@ -1,0 +1,119 @@
+// The window front ends of ops/window_ops.h: im2col/col2im and max pooling on the backend's
+// kernels, and the convolution's GEMM, each recording its gradient.
+#include "ops/window_ops.h"
+
+#include "autograd/record.h"
+#include "core/backend.h"
+#include "core/tensor_factory.h"
+#include "ember/ops.h"
+#include "ops/index_grad.h"
+
+namespace ember {
+
+Tensor im2col_columns(const Tensor& x, const Window2d& g) {
+  const int64_t N = x.size(0);
+  Tensor in = x.contiguous();
+  Tensor cols = make_empty({N, g.columns(), g.positions()}, x.dtype(), x.device());
+  if (cols.numel() > 0) backend_for(cols).im2col(cols, in, g);
+  if (autograd::needs_grad({x})) {
+    autograd::record("Im2ColBackward0", cols, {x}, [g](const autograd::variable_list& grad) {
+      return autograd::variable_list{col2im_columns(grad[0], g)};
+    });
+  }
+  return cols;
+}
+
+Tensor col2im_columns(const Tensor& cols, const Window2d& g) {
+  const int64_t N = cols.size(0);
+  Tensor in = cols.contiguous();
+  Tensor out = make_empty({N, g.channels, g.height, g.width}, cols.dtype(), cols.device());
+  if (out.numel() > 0) backend_for(out).col2im(out, in, g);
+  if (autograd::needs_grad({cols})) {
+    autograd::record("Col2ImBackward0", out, {cols}, [g](const autograd::variable_list& grad) {
+      return autograd::variable_list{im2col_columns(grad[0], g)};
+    });
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& planes, const Window2d& g) {
+  const int64_t P = planes.size(0);
+  Tensor in = planes.contiguous();
+  Tensor values = make_empty({P, g.out_h, g.out_w}, planes.dtype(), planes.device());
+  Tensor indices = make_empty({P, g.out_h, g.out_w}, kLong, planes.device());
+  if (values.numel() > 0) backend_for(values).max_pool2d(values, indices, in, g);
+  if (autograd::needs_grad({planes})) {
+    // The maxima are a gather of the input at their indices: the gradient is scattered back
+    // to them, by a backend kernel, or with gather's differentiable rule under create_graph.
+    autograd::record(
+        "MaxPool2DWithIndicesBackward0", values, {planes},
+        [saved = autograd::SavedTensor(indices), g, P](const autograd::variable_list& grad) {
+          const Tensor idx = saved.unpack();
+          if (GradMode::is_enabled()) {
+            const Tensor flat = gather_backward(grad[0].reshape({P, g.positions()}), {P, g.plane()},
+                                                1, idx.view({P, g.positions()}));
+            return autograd::variable_list{flat.view({P, g.height, g.width})};
+          }
+          const Tensor go = grad[0].contiguous();
+          Tensor gin = make_empty({P, g.height, g.width}, go.dtype(), go.device());
+          backend_for(gin).max_pool2d_backward(gin, go, idx, g);
+          return autograd::variable_list{gin};
+        });
+  }
+  return {values, indices};
+}
+
+// One GEMM per sample writes the NCHW output directly (as PyTorch's CPU convolution does). The
+// weight gradient is the sum of one GEMM per sample.
+Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias) {
+  const int64_t N = cols.size(0), K = cols.size(1), L = cols.size(2), O = weight.size(0);
+  check_same_device(cols, weight, "conv2d");
+  EMBER_CHECK(cols.dtype() == weight.dtype(), TypeError, "conv2d(): Input type (",
+              python_name(cols.dtype()), ") and weight type (", python_name(weight.dtype()),
+              ") should be the same");
+  if (bias.defined()) {
+    check_same_device(cols, bias, "conv2d");
+    EMBER_CHECK(bias.dtype() == weight.dtype(), TypeError, "conv2d(): Input type (",
+                python_name(cols.dtype()), ") and bias type (", python_name(bias.dtype()),
+                ") should be the same");
+  }
+  Tensor out = make_empty({N, O, L}, cols.dtype(), cols.device());
+  Backend& be = backend_for(out);
+  double beta = 0.0;
+  if (bias.defined()) {  // out starts as the bias broadcast over samples and positions
+    be.copy(out, make_view(bias, {N, O, L}, {0, bias.stride(0), 0}, bias.storage_offset()), false);
+    beta = 1.0;
+  }
+  be.gemm(out, weight.detach().reshape({1, O, K}), cols.detach(), 1.0, beta);
+  if (autograd::needs_grad({cols, weight, bias})) {
+    const bool grad_cols = autograd::requires_grad_fast(cols);
+    const bool grad_weight = autograd::requires_grad_fast(weight);
+    autograd::record(
+        "ConvolutionBackward0", out, {cols, weight, bias},
+        [scols = grad_weight ? autograd::SavedTensor(cols) : autograd::SavedTensor(),
+         sweight = grad_cols ? autograd::SavedTensor(weight) : autograd::SavedTensor(),
+         wsizes = DimVector(weight.sizes()), grad_bias = bias.defined(), N, K,
+         O](const autograd::variable_list& g) {
+          Tensor gcols, gweight, gbias;
+          if (sweight.defined()) {  // [N, K, L] = weight^T [K, O] @ g[n] [O, L]
+            gcols =
+                bmm(sweight.unpack().reshape({1, O, K}).transpose(1, 2).expand({N, K, O}), g[0]);
+          }
+          if (scols.defined()) {
+            const Tensor c = scols.unpack();
+            if (GradMode::is_enabled()) {  // create_graph: differentiable ops
+              gweight = bmm(g[0], c.transpose(1, 2)).sum({0});
+            } else {  // the backend's summed GEMM: no [N, O, K] temporary
+              gweight = make_empty({1, O, K}, c.dtype(), c.device());
+              backend_for(gweight).gemm(gweight, g[0], c.transpose(1, 2), 1.0, 0.0);
+            }
+            gweight = gweight.reshape(wsizes);
+          }
+          if (grad_bias) gbias = g[0].sum({0, 2});
+          return autograd::variable_list{gcols, gweight, gbias};
+        });
+  }
+  return out;
+}
+
+}  // namespace ember
