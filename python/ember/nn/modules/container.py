@@ -4,7 +4,27 @@ from collections import OrderedDict
 from .module import Module
 
 
-class Sequential(Module):
+class _IndexedModules(Module):
+    """What Sequential and ModuleList share: submodules in order, reached by position."""
+
+    def _position(self, idx):
+        n = len(self._modules)
+        if not -n <= idx < n:
+            raise IndexError(f"index {idx} is out of range")
+        return idx % n
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class Sequential(_IndexedModules):
     def __init__(self, *args):
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
@@ -15,10 +35,7 @@ class Sequential(Module):
                 self.add_module(str(i), module)
 
     def _index(self, idx):
-        n = len(self._modules)
-        if not -n <= idx < n:
-            raise IndexError(f"index {idx} is out of range")
-        return idx % n
+        return self._position(idx)
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -34,33 +51,20 @@ class Sequential(Module):
         for key in (keys[idx] if isinstance(idx, slice) else [keys[self._index(idx)]]):
             delattr(self, key)
 
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
     def forward(self, input):
         for module in self._modules.values():
             input = module(input)
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_IndexedModules):
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.extend(modules)
 
     def _index(self, idx):
-        n = len(self._modules)
-        if not -n <= idx < n:
-            raise IndexError(f"index {idx} is out of range")
-        return str(idx % n)
+        return str(self._position(idx))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -69,16 +73,6 @@ class ModuleList(Module):
 
     def __setitem__(self, idx, module):
         self.add_module(self._index(idx), module)
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
 
     def extend(self, modules):
         if not hasattr(modules, "__iter__"):
