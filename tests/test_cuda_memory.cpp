@@ -157,6 +157,11 @@ TEST_F(CudaMemory, RecordStreamKeepsMemoryUntilTheStreamIsDone) {
   {
     Tensor t = ones({4 * int64_t(MiB)}, opts);
     p = t.data_ptr();
+    // t is filled on the current stream: the side stream reads it only after that (ThreadSanitizer
+    // on the simulator caught the read racing the fill).
+    cuda::Event filled;
+    filled.record();
+    filled.wait(side);
     {
       cuda::StreamGuard g(side);
       Tensor u = t * 2;  // reads t on the side stream
