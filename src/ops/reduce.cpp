@@ -108,10 +108,23 @@ Tensor mean_impl(const Tensor& a, IntArrayRef dims, bool keepdim, std::optional<
               to_string(rt));
   ReducePlan p = plan_reduce(a, dims, keepdim, "mean");
   const double n = static_cast<double>(p.count);
-  if (is_reduced_precision(rt)) {  // divide before rounding to 16 bits
-    return (sum_impl(a, dims, keepdim, kFloat, "SumBackward1") / n).to(rt);
+  Tensor out;
+  {
+    // One node, named as libtorch names it (mean() MeanBackward0, mean(dims) MeanBackward1),
+    // instead of the sum and division nodes the computation would record.
+    autograd::NoGradGuard no_grad;
+    out = is_reduced_precision(rt)
+              ? (sum_impl(a, dims, keepdim, kFloat, "") / n).to(rt)  // divide before rounding
+              : sum_impl(a, dims, keepdim, rt, "") / n;
   }
-  return sum_impl(a, dims, keepdim, rt, "SumBackward1") / n;
+  if (autograd::needs_grad({a})) {
+    autograd::record(dims.empty() ? "MeanBackward0" : "MeanBackward1", out, {a},
+                     [keep = p.keep, sizes = DimVector(a.sizes()), n,
+                      in_dtype = a.dtype()](const variable_list& g) {
+                       return variable_list{expand_grad(g[0] / n, keep, sizes).to(in_dtype)};
+                     });
+  }
+  return out;
 }
 
 // max()/min() over everything; the gradient is shared evenly among tied maxima (PyTorch 1.13).

@@ -42,3 +42,9 @@ s = w * 3
 s.backward(v)
 print(w.grad)
 print(w.detach().requires_grad, w.detach().numpy().tolist())
+
+# mean records one node, named as PyTorch names it.
+m = torch.arange(6.0).reshape(2, 3).requires_grad_()
+print(m.mean().grad_fn.name(), m.mean(1).grad_fn.name())
+m.mean(dtype=torch.float64).backward()
+print(m.grad)
