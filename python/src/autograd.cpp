@@ -3,6 +3,7 @@
 #include <nanobind/stl/shared_ptr.h>
 
 #include "common.h"
+#include "ember/python_names.h"
 
 namespace ember::python {
 
@@ -11,8 +12,10 @@ void init_autograd(nb::module_& m) {
   m.def(
       "_set_grad_enabled", [](bool on) { autograd::GradMode::set_enabled(on); }, "mode"_a);
   nb::class_<autograd::Node>(m, "Node")
-      .def("name", &autograd::Node::name)
-      .def("__repr__", [](const autograd::Node& n) { return "<" + n.name() + " object>"; });
+      .def("name", [](const autograd::Node& n) { return detail::python_node_name(n.name()); })
+      .def("__repr__", [](const autograd::Node& n) {
+        return "<" + detail::python_node_name(n.name()) + " object>";
+      });
   m.def(
       "_backward",
       [](std::vector<Tensor> outputs, std::vector<Tensor> grads, std::optional<bool> retain,

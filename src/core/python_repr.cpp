@@ -9,11 +9,13 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/device_audit.h"
 #include "core/dispatch.h"
 #include "ember/autograd.h"
+#include "ember/python_names.h"
 #include "ember/tensor.h"
 
 namespace ember {
@@ -234,6 +236,18 @@ std::string py_tuple(IntArrayRef sizes) {
 
 namespace detail {
 
+std::string python_node_name(const std::string& cpp_name) {
+  // The scalar overloads libtorch records and the tensor overloads Python reaches instead.
+  static const std::pair<const char*, const char*> kRenamed[] = {{"AddBackward1", "AddBackward0"},
+                                                                 {"SubBackward1", "SubBackward0"},
+                                                                 {"MulBackward1", "MulBackward0"},
+                                                                 {"DivBackward1", "DivBackward0"},
+                                                                 {"PowBackward2", "PowBackward1"}};
+  for (const auto& [cpp, py] : kRenamed)
+    if (cpp_name == cpp) return py;
+  return cpp_name;
+}
+
 std::string python_repr(const Tensor& self) {
   if (!self.defined()) return "[ Tensor (undefined) ]";
   const std::string prefix = "tensor(";
@@ -265,7 +279,7 @@ std::string python_repr(const Tensor& self) {
   }
 
   if (auto fn = self.grad_fn()) {
-    suffixes.push_back("grad_fn=<" + fn->name() + ">");
+    suffixes.push_back("grad_fn=<" + python_node_name(fn->name()) + ">");
   } else if (self.requires_grad()) {
     suffixes.push_back("requires_grad=True");
   }

@@ -263,3 +263,22 @@ def test_cuda_module_without_devices_or_with_simulated_ones():
     ember.cuda.set_device(n - 1)
     assert ember.cuda.current_device() == n - 1
     ember.cuda.set_device(0)
+
+
+# grad_fn names as PyTorch's Python shows them: scalar operands are wrapped in tensors there, so
+# libtorch's scalar-overload names (AddBackward1) become the tensor ones. `2 - x` and `2 / x`
+# differ (docs/python.md).
+GRAD_FN_EXPRESSIONS = ["x + 2", "x - 2", "x * 2", "x / 2", "2 * x", "2 + x", "x ** 2", "2 ** x",
+                       "x.add(2, alpha=3)", "x.clamp(0, 1)", "-x", "x.mean()", "x.sum(0)"]
+
+
+@pytest.mark.parametrize("expr", GRAD_FN_EXPRESSIONS)
+def test_grad_fn_names_match_pytorch(expr):
+    import torch
+
+    def name(lib):
+        x = lib.ones(2, requires_grad=True)
+        y = eval(expr, {"x": x})
+        return y.grad_fn.name(), repr(y).split("grad_fn=<")[1].split(">")[0]
+
+    assert name(ember) == name(torch)
