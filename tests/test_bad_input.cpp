@@ -424,3 +424,24 @@ TEST(SizeOverflow, RandintOverTheWholeInt64Range) {
   EXPECT_GT(b.max().item<int64_t>(), int64_t(1) << 60);
   expect_still_working();
 }
+
+TEST(ViewArithmetic, IndexTensorsAreWrappedWithoutOverflow) {
+  // index + size was formed for every entry and where() picked it for the negative ones: signed
+  // overflow for an entry near INT64_MAX, or for any positive entry into a dim near INT64_MAX
+  // long (UBSan; the fuzz test found both).
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Tensor t = arange(5, kFloat);
+  Tensor idx = tensor(TensorData(std::vector<int64_t>{1, big}), kLong);
+  expect_error<IndexError>([&] { t.index({idx}); },
+                           "index 9223372036854775807 is out of bounds for dimension 0 with size 5",
+                           "index({[1, INT64_MAX]})");
+  EXPECT_EQ(t.index({tensor(TensorData(std::vector<int64_t>{-5, 4}), kLong)}).sum().item<float>(),
+            4.f);
+  Tensor huge = zeros({1}).expand({0, big});  // a view, nothing allocated
+  {
+    using namespace ember::indexing;
+    Tensor r = huge.index({Slice(), tensor(TensorData(std::vector<int64_t>{2, -4}), kLong)});
+    EXPECT_EQ(r.sizes(), IntArrayRef({0, 2}));
+  }
+  expect_still_working();
+}

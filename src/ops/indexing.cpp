@@ -129,7 +129,9 @@ Subscript apply_basic(const Tensor& self, ArrayRef<TensorIndex> indices) {
 // on CUDA the lookup through index_select(arange(size)) is the bounds check (a device-side
 // assert, as in PyTorch) and costs no host wait.
 Tensor wrapped_index(const Tensor& index, int64_t size, int64_t real_dim) {
-  Tensor wrapped = where(index.lt(0), index + size, index);
+  // size is added to the negative entries only: index + size for every entry, which where()
+  // then picked from, overflowed int64 for positive entries of a dim near INT64_MAX long.
+  Tensor wrapped = index + index.lt(0).to(index.dtype()) * size;
   if (index.numel() == 0) return wrapped;
   if (index.is_cpu()) {
     const int64_t lo = index.min().item<int64_t>(), hi = index.max().item<int64_t>();
