@@ -14,8 +14,12 @@ void init_errors(nb::module_& m) {
       std::rethrow_exception(p);
     } catch (const OutOfMemoryError& e) {
       PyErr_SetString(oom, e.what());
-    } catch (const TypeError& e) {
+    } catch (const ArgTypeError& e) {
       PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const TypeError& e) {
+      // A dtype an op refuses ("\"abs\" not implemented for 'Bool'", mean of int64): c10::Error
+      // in ATen, so RuntimeError in PyTorch.
+      PyErr_SetString(PyExc_RuntimeError, e.what());
     } catch (const IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const ValueError& e) {

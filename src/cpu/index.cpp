@@ -9,6 +9,9 @@
 namespace ember::cpu {
 namespace {
 
+// An index out of range is an IndexError for index_select/index_add/index_copy and a ValueError
+// (Python's RuntimeError) for gather/scatter_add, as ATen checks them.
+template <typename OutOfRange = IndexError>
 void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* op) {
   EMBER_CHECK(index.dtype() == kLong, TypeError, op, "(): Expected dtype int64 for index, got ",
               to_string(index.dtype()));
@@ -18,7 +21,7 @@ void check_indices(const Tensor& index, int64_t size, int64_t dim, const char* o
         for (int64_t i = 0; i < n; ++i) {
           const int64_t v = *reinterpret_cast<const int64_t*>(p[0] + i * s[0]);
           if (v < 0 || v >= size) {
-            throw IndexError(detail::str_cat(
+            throw OutOfRange(detail::str_cat(
                 op, "(): index ", v, " is out of bounds for dimension ", dim, " with size ", size));
           }
         }
@@ -142,7 +145,7 @@ void CpuBackend::index_add(const Tensor& out, int64_t dim, const Tensor& index, 
 
 void CpuBackend::gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
   const int64_t size = in.dim() == 0 ? 1 : in.size(dim);
-  check_indices(index, size, dim, "gather");
+  check_indices<ValueError>(index, size, dim, "gather");
   if (out.numel() == 0) return;
   if (in.dim() == 0) {
     copy(out, in, false);
@@ -167,7 +170,7 @@ void CpuBackend::gather(const Tensor& out, const Tensor& in, int64_t dim, const 
 void CpuBackend::scatter_add(const Tensor& out, int64_t dim, const Tensor& index,
                              const Tensor& src) {
   const int64_t size = out.dim() == 0 ? 1 : out.size(dim);
-  check_indices(index, size, dim, "scatter_add");
+  check_indices<ValueError>(index, size, dim, "scatter_add");
   if (index.numel() == 0) return;
   if (out.dim() == 0) {
     binary(BinaryOp::Add, out, out, src, OpParams{1.0, 0.0});

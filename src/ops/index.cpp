@@ -34,13 +34,17 @@ std::pair<int64_t, int64_t> min_max(const Tensor& t) {
   return {lo, hi};
 }
 
-// Throws IndexError when an index on the CPU falls outside [-0, size).
+// Throws when an index on the CPU falls outside [-0, size): IndexError for index_select, and
+// ValueError (Python's RuntimeError) for gather, as ATen checks them.
+template <typename OutOfRange = IndexError>
 void check_bounds(const Tensor& index, int64_t size, int64_t dim, const char* what) {
   if (!index.is_cpu() || index.numel() == 0) return;
   auto [lo, hi] = min_max(index);
   int64_t bad = lo < 0 ? lo : hi;
-  EMBER_CHECK(lo >= 0 && hi < size, IndexError, what, "index ", bad,
-              " is out of bounds for dimension ", dim, " with size ", size);
+  if (lo < 0 || hi >= size) {
+    throw OutOfRange(detail::str_cat(what, "index ", bad, " is out of bounds for dimension ", dim,
+                                     " with size ", size));
+  }
 }
 
 }  // namespace
@@ -121,7 +125,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
                 "Size does not match at dimension ", k, " expected index ", index.sizes(),
                 " to be smaller than self ", a.sizes(), " apart from dimension ", d);
   }
-  check_bounds(index, a.sizes()[d], d, "gather(): ");
+  check_bounds<ValueError>(index, a.sizes()[d], d, "gather(): ");
 
   Tensor out = make_empty(index.sizes(), a.dtype(), a.device());
   if (out.numel() > 0) backend_for(out).gather(out, a, d, index);

@@ -66,7 +66,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool la
   (void)sorted;
   const int64_t d = wrap_dim(dim, std::max<int64_t>(a.dim(), 1), "topk");
   const int64_t size = a.dim() == 0 ? 1 : a.size(d);
-  EMBER_CHECK(k >= 0 && k <= size, IndexError, "topk(): selected index k out of range: k = ", k,
+  EMBER_CHECK(k >= 0 && k <= size, ValueError, "topk(): selected index k out of range: k = ", k,
               " but dimension ", d, " of the input ", a.sizes(), " has size ", size);
   auto [values, indices] = sort(a, std::optional<bool>(false), d, largest);
   if (a.dim() == 0) return {values, indices};

@@ -120,6 +120,15 @@ SAME_ERROR_AS_PYTORCH = [
     "int(T.ones(2))",
     "bool(T.ones(2))",
     "T.optim.SGD([T.ones(2, requires_grad=True)], lr=-1)",
+    # A dtype an op refuses is a RuntimeError; a wrong argument type a TypeError.
+    "T.ones(2, dtype=T.int64).requires_grad_()",
+    "T.ones(2, dtype=T.int64).mean()",
+    "T.ones(2, dtype=T.bool) - T.ones(2, dtype=T.bool)",
+    "-T.ones(2, dtype=T.bool)",
+    "T.ones(2, 2) @ T.ones(2, 2, dtype=T.float64)",
+    "T.ones(2).bitwise_and(T.ones(2))",
+    "T.zeros(2, dtype='float')",
+    "T.ones(2).to('cpu', 'float')",
 ]
 
 
