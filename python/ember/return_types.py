@@ -1,4 +1,4 @@
-"""The named pairs that reductions over a dim return (x.max(dim) is (values, indices)), printing
+"""The named pairs that reductions over a dim return (x.max(dim), x.sort(), x.topk(k) are (values, indices)), printing
 as PyTorch's ember.return_types.max(values=..., indices=...)."""
 from collections import namedtuple
 
@@ -15,7 +15,9 @@ def _pair(name):
 
 max = _pair("max")  # noqa: A001  PyTorch's name
 min = _pair("min")  # noqa: A001
-_PAIRS = {"max": max, "min": min}
+sort = _pair("sort")
+topk = _pair("topk")
+_PAIRS = {"max": max, "min": min, "sort": sort, "topk": topk}
 
 
 def _make_values_indices(name, values, indices):

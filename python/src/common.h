@@ -81,6 +81,21 @@ TensorOptions options_from(nb::handle dtype, nb::handle device, bool requires_gr
 nb::object tensor_or_none(const Tensor& t);
 // Python's repr of a tensor with ember's module name.
 std::string tensor_repr(const Tensor& t);
+// tensor_math.cpp: ember.return_types.<name>(values=..., indices=...) of max(dim), sort, topk.
+nb::object values_indices(const char* name, std::tuple<Tensor, Tensor> r);
+// tensor_ops.cpp: the statistics, sorting, scans, gather/scatter, products and splits of ops.h.
+void init_tensor_ops(nb::module_& m, nb::class_<Tensor>& cls);
+
+// x.op_(...) returning x itself (the same Python object), as PyTorch does; f runs without the GIL.
+template <typename F>
+nb::object inplace(nb::handle self, F&& f) {
+  const Tensor& t = nb::cast<const Tensor&>(self);
+  {
+    nb::gil_scoped_release release;
+    f(t);
+  }
+  return nb::borrow(self);
+}
 
 }  // namespace ember::python
 

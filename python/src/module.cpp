@@ -10,6 +10,7 @@ NB_MODULE(_C, m) {
   nb::class_<ember::Tensor> cls(m, "Tensor", nb::type_slots(tensor_type_slots()));
   init_tensor(m, cls);
   init_tensor_math(m, cls);
+  init_tensor_ops(m, cls);
   init_indexing(cls);
   init_op_table(m, cls);
   init_factories(m);

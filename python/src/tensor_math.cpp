@@ -18,24 +18,7 @@ std::optional<std::vector<int64_t>> dims_arg(nb::handle h) {
   return int_list(h, "dim");
 }
 
-// x.op_(...) returning x itself, as PyTorch does.
-template <typename F>
-nb::object inplace(nb::handle self, F&& f) {
-  const Tensor& t = nb::cast<const Tensor&>(self);
-  {
-    nb::gil_scoped_release release;
-    f(t);
-  }
-  return nb::borrow(self);
-}
-
 PyObject* g_return_types = nullptr;  // ember.return_types.make, set by ember/__init__.py
-
-nb::object values_indices(const char* name, std::tuple<Tensor, Tensor> r) {
-  nb::object v = nb::cast(std::get<0>(r)), i = nb::cast(std::get<1>(r));
-  if (!g_return_types) return nb::make_tuple(v, i);
-  return nb::borrow(g_return_types)(name, v, i);
-}
 
 template <typename Reduce>
 Tensor reduce(T t, nb::handle dim, bool keepdim, nb::handle dtype, Reduce&& r) {
@@ -304,8 +287,6 @@ void def_views(nb::module_& m, nb::class_<Tensor>& cls) {
       .def("flatten", &Tensor::flatten, "start_dim"_a = 0, "end_dim"_a = -1, RG())
       .def("narrow", &Tensor::narrow, "dim"_a, "start"_a, "length"_a, RG())
       .def("select", &Tensor::select, "dim"_a, "index"_a, RG())
-      .def("chunk", &Tensor::chunk, "chunks"_a, "dim"_a = 0, RG())
-      .def("unbind", &Tensor::unbind, "dim"_a = 0, RG())
       .def("matmul", &Tensor::matmul, RG())
       .def("mm", &Tensor::mm, RG())
       .def("bmm", &Tensor::bmm, RG())
@@ -351,6 +332,12 @@ void def_views(nb::module_& m, nb::class_<Tensor>& cls) {
 }
 
 }  // namespace
+
+nb::object values_indices(const char* name, std::tuple<Tensor, Tensor> r) {
+  nb::object v = nb::cast(std::get<0>(r)), i = nb::cast(std::get<1>(r));
+  if (!g_return_types) return nb::make_tuple(v, i);
+  return nb::borrow(g_return_types)(name, v, i);
+}
 
 void init_tensor_math(nb::module_& m, nb::class_<Tensor>& cls) {
   def_operators(cls);

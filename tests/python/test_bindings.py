@@ -123,12 +123,23 @@ SAME_ERROR_AS_PYTORCH = [
     # A dtype an op refuses is a RuntimeError; a wrong argument type a TypeError.
     "T.ones(2, dtype=T.int64).requires_grad_()",
     "T.ones(2, dtype=T.int64).mean()",
+    "T.ones(2, dtype=T.int64).std()",
     "T.ones(2, dtype=T.bool) - T.ones(2, dtype=T.bool)",
     "-T.ones(2, dtype=T.bool)",
     "T.ones(2, 2) @ T.ones(2, 2, dtype=T.float64)",
+    "T.softmax(T.ones(2, dtype=T.int64), 0)",
     "T.ones(2).bitwise_and(T.ones(2))",
     "T.zeros(2, dtype='float')",
     "T.ones(2).to('cpu', 'float')",
+    "T.ones(2, 3).split([1, 1], 1)",
+    "T.ones(2, 3).split([1, 2], 5)",
+    "T.ones(2, 3).gather(1, T.tensor([[5]]))",
+    "T.ones(3).topk(5)",
+    "T.einsum('ij,jk->ik', T.ones(2, 3), T.ones(2, 3))",
+    "T.ones(2, 3).flip(5)",
+    "T.ones(2, 3).logsumexp(4)",
+    "T.ones(2, 3).cumsum(2)",
+    "T.zeros(2).index_add_(0, T.tensor([3]), T.ones(1))",
 ]
 
 

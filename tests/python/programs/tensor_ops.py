@@ -1,0 +1,43 @@
+# Statistics, sorting and scans, gather/scatter, products, splits and the free-function spellings
+# of Tensor methods, with their gradients.
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.tensor([[3., -1., 2.], [0.5, 4., -2.]], device=device)
+print(x.var(), x.var(0), x.var(False), x.std(dim=1, keepdim=True), torch.var(x, 1, correction=0))
+print(torch.var_mean(x, 1), torch.std_mean(x))
+print(x.amax(), x.amax(1), torch.amin(x, dim=0, keepdim=True), x.logsumexp(1))
+print(torch.logsumexp(x, (0, 1)), torch.softmax(x, 1), torch.log_softmax(x, dim=0))
+print(torch.prod(x), torch.all(x > -5), torch.any(x > 3), torch.norm(x))
+print(x.sort(), x.sort(dim=0, descending=True), x.argsort(1))
+print(torch.topk(x, 2), x.topk(1, dim=0, largest=False))
+print(x.cumsum(1), torch.cumprod(x, 0), x.flip(0), torch.flip(x, [0, 1]), x.flip(0, 1))
+i = torch.tensor([[0, 2], [1, 0]], device=device)
+z = torch.zeros(2, 3, device=device)
+print(x.gather(1, i), torch.scatter_add(z, 1, i, x[:, :2]), z.clone().scatter_add_(1, i, x[:, :2]))
+rows = torch.tensor([0, 2], device=device)
+z3 = torch.zeros(3, 3, device=device)
+print(torch.index_add(z3, 0, rows, x, alpha=2), z3.clone().index_copy_(0, rows.flip(0), x))
+m = x > 1
+print(x.masked_fill(m, 0.), torch.masked_fill(x, m, torch.tensor(7., device=device)))
+print(x.clone().masked_fill_(m, -1), x.nonzero(), torch.nonzero(m, as_tuple=True))
+print(x.where(m, torch.tensor(0., device=device)))
+print(torch.addmm(torch.ones(2, 2, device=device), x, x.t(), beta=0.5, alpha=2))
+print(torch.outer(x[0], x[1]), torch.bmm(x.unsqueeze(0), x.t().unsqueeze(0)))
+print(torch.einsum("ij,kj->ik", x, x), torch.einsum("ij,kj->ik", [x, x]))
+print(torch.split(x, 2, 1), x.split([1, 2], dim=1), x.chunk(2), torch.unbind(x, 1))
+print(torch.narrow(x, 1, 1, 2), torch.reshape(x, (3, 2)), torch.permute(x, (1, 0)))
+print(torch.squeeze(x.unsqueeze(0)).shape, torch.unsqueeze(x, 1).shape, torch.t(x), torch.clone(x))
+print(torch.is_floating_point(x), x.clip(-1, 1), torch.clip(x, min=0))
+print(x.clone().clamp_(max=0), x.clone().clip_(0, 1))
+y = torch.tensor([1., float("inf"), float("-inf"), float("nan")], device=device)
+print(torch.isinf(y), y.isfinite(), torch.isinf(torch.tensor([1, 2])), torch.isfinite(y.long()))
+
+# Gradients through the statistics, sorting, gather and products.
+w = x.clone().requires_grad_()
+loss = (w.var(1) + w.std(0).sum() + w.logsumexp(1) + w.amax(1)).sum()
+loss = loss + w.sort(1).values[:, 0].sum() + w.topk(2).values.sum() + w.cumsum(1).sum()
+loss = loss + w.gather(1, i).sum() + torch.outer(w[0], w[1]).sum() + w.masked_fill(m, 0.).sum()
+loss = loss + torch.einsum("ij,kj->ik", w, w).sum() + sum(p.sum() for p in w.split([1, 2], 1))
+loss.backward()
+print(loss, w.grad)
