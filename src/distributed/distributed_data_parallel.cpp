@@ -1,6 +1,7 @@
-// DistributedDataParallelBase: construction-time checks and synchronization (same model on every
-// rank, rank 0's parameters and buffers broadcast), buffer broadcast at each forward, no_sync,
-// and the Reducer that averages gradients during backward.
+// GradientSynchronizer: construction-time checks and synchronization (same model on every rank,
+// rank 0's parameters and buffers broadcast), buffer broadcast at each forward, and the Reducer
+// that averages gradients during backward. DistributedDataParallelBase adds the module and
+// no_sync.
 #include "ember/nn/parallel/distributed_data_parallel.h"
 
 #include <map>
@@ -16,10 +17,14 @@ namespace ember::nn::parallel {
 
 using distributed::ProcessGroup;
 
-struct DistributedDataParallelBase::State {
+struct GradientSynchronizer::State {
   std::shared_ptr<ProcessGroup> group;
-  std::shared_ptr<Module> module;
   std::unique_ptr<distributed::Reducer> reducer;
+};
+
+struct DistributedDataParallelBase::State {
+  std::shared_ptr<Module> module;
+  std::unique_ptr<GradientSynchronizer> sync;
 };
 
 namespace {
@@ -93,59 +98,45 @@ DistributedDataParallelBase::NoSyncGuard::~NoSyncGuard() {
   ddp_.require_backward_grad_sync_ = previous_;
 }
 
-DistributedDataParallelBase::DistributedDataParallelBase(
-    std::shared_ptr<Module> module, const DistributedDataParallelOptions& options)
-    : Module("DistributedDataParallel"), state_(std::make_unique<State>()), options_(options) {
-  EMBER_CHECK(module != nullptr, ValueError, "DistributedDataParallel: the module is null");
+GradientSynchronizer::GradientSynchronizer(std::vector<std::string> names,
+                                           std::vector<Tensor> params,
+                                           const std::vector<Tensor>& initial_state,
+                                           const DistributedDataParallelOptions& options)
+    : state_(std::make_unique<State>()), options_(options) {
   EMBER_CHECK(options.bucket_cap_mb() > 0, ValueError,
               "DistributedDataParallel: bucket_cap_mb must be positive, got ",
               options.bucket_cap_mb());
-  state_->module = module;
-  state_->group = options.process_group() ? options.process_group() : distributed::default_group();
-  register_module("module", module);
-
-  std::vector<Tensor> params;
-  std::vector<std::string> names;
-  for (const auto& item : module->named_parameters()) {
-    if (!item.value().requires_grad()) continue;
-    names.push_back(item.key());
-    params.push_back(item.value());
-  }
+  EMBER_CHECK(names.size() == params.size(), ValueError, "GradientSynchronizer: ", names.size(),
+              " names for ", params.size(), " parameters");
   EMBER_CHECK(!params.empty(), ValueError,
               "DistributedDataParallel is not needed when a module doesn't have any parameter "
               "that requires a gradient.");
+  state_->group = options.process_group() ? options.process_group() : distributed::default_group();
   ProcessGroup& group = *state_->group;
   verify_same_model(group, params);
-  std::vector<Tensor> state = module->parameters();
-  for (const Tensor& b : module->buffers()) state.push_back(b);
-  broadcast_coalesced(group, state);
+  broadcast_coalesced(group, initial_state);
 
   const auto cap = static_cast<size_t>(options.bucket_cap_mb() * static_cast<double>(kMiB));
-  state_->reducer = std::make_unique<distributed::Reducer>(params, names, state_->group, cap,
-                                                           std::min(cap, kFirstBucketBytes),
-                                                           options.find_unused_parameters());
+  state_->reducer = std::make_unique<distributed::Reducer>(
+      std::move(params), std::move(names), state_->group, cap, std::min(cap, kFirstBucketBytes),
+      options.find_unused_parameters());
 }
 
-DistributedDataParallelBase::~DistributedDataParallelBase() = default;
+GradientSynchronizer::~GradientSynchronizer() = default;
 
-const std::shared_ptr<ProcessGroup>& DistributedDataParallelBase::process_group() const {
+const std::shared_ptr<ProcessGroup>& GradientSynchronizer::process_group() const {
   return state_->group;
 }
 
-std::vector<std::vector<size_t>> DistributedDataParallelBase::bucket_indices() const {
+std::vector<std::vector<size_t>> GradientSynchronizer::bucket_indices() const {
   return state_->reducer->bucket_indices();
 }
 
-DDPBackwardStats DistributedDataParallelBase::last_backward_stats() const {
+DDPBackwardStats GradientSynchronizer::last_backward_stats() const {
   return state_->reducer->last_stats();
 }
 
-void DistributedDataParallelBase::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::DistributedDataParallel(world_size=" << state_->group->getSize()
-         << ", backend=" << state_->group->getBackendName() << ")";
-}
-
-void DistributedDataParallelBase::pre_forward() {
+void GradientSynchronizer::pre_forward(const std::vector<Tensor>& buffers) {
   auto& reducer = *state_->reducer;
   if (reducer.expecting_backward()) {
     std::vector<std::string> missing = reducer.not_ready_parameters();
@@ -160,15 +151,63 @@ void DistributedDataParallelBase::pre_forward() {
         "ember::NoGradGuard; if some parameters do not take part in the loss, pass "
         "find_unused_parameters(true)"));
   }
-  if (options_.broadcast_buffers() && state_->group->getSize() > 1) {
-    std::vector<Tensor> buffers = state_->module->buffers();
-    if (!buffers.empty()) broadcast_coalesced(*state_->group, buffers);
+  if (options_.broadcast_buffers() && state_->group->getSize() > 1 && !buffers.empty()) {
+    broadcast_coalesced(*state_->group, buffers);
   }
+}
+
+void GradientSynchronizer::post_forward(const std::vector<Tensor>& outputs) {
+  state_->reducer->prepare_for_backward(outputs);
+}
+
+DistributedDataParallelBase::DistributedDataParallelBase(
+    std::shared_ptr<Module> module, const DistributedDataParallelOptions& options)
+    : Module("DistributedDataParallel"), state_(std::make_unique<State>()), options_(options) {
+  EMBER_CHECK(module != nullptr, ValueError, "DistributedDataParallel: the module is null");
+  state_->module = module;
+  register_module("module", module);
+
+  std::vector<Tensor> params;
+  std::vector<std::string> names;
+  for (const auto& item : module->named_parameters()) {
+    if (!item.value().requires_grad()) continue;
+    names.push_back(item.key());
+    params.push_back(item.value());
+  }
+  std::vector<Tensor> state = module->parameters();
+  for (const Tensor& b : module->buffers()) state.push_back(b);
+  state_->sync =
+      std::make_unique<GradientSynchronizer>(std::move(names), std::move(params), state, options);
+}
+
+DistributedDataParallelBase::~DistributedDataParallelBase() = default;
+
+const std::shared_ptr<ProcessGroup>& DistributedDataParallelBase::process_group() const {
+  return state_->sync->process_group();
+}
+
+std::vector<std::vector<size_t>> DistributedDataParallelBase::bucket_indices() const {
+  return state_->sync->bucket_indices();
+}
+
+DDPBackwardStats DistributedDataParallelBase::last_backward_stats() const {
+  return state_->sync->last_backward_stats();
+}
+
+void DistributedDataParallelBase::pretty_print(std::ostream& stream) const {
+  const auto& group = state_->sync->process_group();
+  stream << "ember::nn::DistributedDataParallel(world_size=" << group->getSize()
+         << ", backend=" << group->getBackendName() << ")";
+}
+
+void DistributedDataParallelBase::pre_forward() {
+  state_->sync->pre_forward(options_.broadcast_buffers() ? state_->module->buffers()
+                                                         : std::vector<Tensor>{});
 }
 
 void DistributedDataParallelBase::post_forward(const std::vector<Tensor>& outputs) {
   if (GradMode::is_enabled() && require_backward_grad_sync_) {
-    state_->reducer->prepare_for_backward(outputs);
+    state_->sync->post_forward(outputs);
   }
 }
 

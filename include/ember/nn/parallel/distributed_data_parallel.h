@@ -77,6 +77,37 @@ void collect_tensors(const T&, std::vector<Tensor>&) {}
 
 }  // namespace detail
 
+// DistributedDataParallel's synchronization over plain lists of tensors, for wrappers whose
+// module is not a C++ Module (ember.nn.parallel.DistributedDataParallel in Python, whose modules
+// are Python objects). Construction checks that every rank has the same `params` (those that
+// require grad; `names` name them in errors) and broadcasts rank 0's `initial_state` (every
+// parameter and buffer); the reducer's hooks then average the parameters' gradients during each
+// backward that post_forward armed. DistributedDataParallelBase is built on it.
+class EMBER_API GradientSynchronizer {
+ public:
+  GradientSynchronizer(std::vector<std::string> names, std::vector<Tensor> params,
+                       const std::vector<Tensor>& initial_state,
+                       const DistributedDataParallelOptions& options);
+  ~GradientSynchronizer();
+  GradientSynchronizer(const GradientSynchronizer&) = delete;
+  GradientSynchronizer& operator=(const GradientSynchronizer&) = delete;
+
+  // Before the module's forward: refuses a forward whose previous backward did not run, and
+  // broadcasts rank 0's `buffers` (with broadcast_buffers).
+  void pre_forward(const std::vector<Tensor>& buffers);
+  // After a forward whose backward must be synchronized (grad mode on, not under no_sync): arms
+  // the hooks (and finds the unused parameters from `outputs` with find_unused_parameters).
+  void post_forward(const std::vector<Tensor>& outputs);
+  const std::shared_ptr<distributed::ProcessGroup>& process_group() const;
+  std::vector<std::vector<size_t>> bucket_indices() const;
+  DDPBackwardStats last_backward_stats() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  DistributedDataParallelOptions options_;
+};
+
 // The module-independent part: bucketing, hooks, reduction. DistributedDataParallelImpl<M>
 // adds forward().
 class EMBER_API DistributedDataParallelBase : public Module {
