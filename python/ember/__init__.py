@@ -18,6 +18,7 @@ from .utils.dlpack import from_dlpack  # noqa: F401
 from . import autograd, cuda, return_types, utils  # noqa: F401
 from . import nn, optim  # noqa: F401
 from . import amp, cpu, profiler  # noqa: F401
+from . import distributed  # noqa: F401
 from .autograd import profiler as _autograd_profiler  # noqa: F401  ember.autograd.profiler
 from .amp.autocast_mode import (  # noqa: F401
     autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_gpu_dtype,
@@ -34,7 +35,7 @@ __all__ = [name for name in dir(_C) if not name.startswith("_")] + [
     "Size", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "tensor",
     "as_tensor", "autograd", "cuda", "nn", "optim", "utils", "Generator", "save", "load",
     "from_dlpack", "inference_mode", "is_inference_mode_enabled", "amp", "cpu", "profiler",
-    "autocast", "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
+    "distributed", "autocast", "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled",
     "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
     "set_autocast_enabled", "set_autocast_gpu_dtype"]

@@ -51,6 +51,8 @@ void init_cuda_streams(nb::module_& m);
 // amp.cpp (ember._C._amp), profiler.cpp (ember._C._profiler).
 void init_amp(nb::module_& m);
 void init_profiler(nb::module_& m);
+// distributed.cpp (ember._C._distributed).
+void init_distributed(nb::module_& m);
 // hooks.cpp: true while ember.autograd.grad runs on this thread.
 extern thread_local bool t_in_autograd_grad;
 // buffer.cpp: the buffer protocol.

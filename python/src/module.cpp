@@ -28,4 +28,5 @@ NB_MODULE(_C, m) {
   init_cuda_streams(m);
   init_amp(m);
   init_profiler(m);
+  init_distributed(m);
 }
