@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 
@@ -31,7 +32,11 @@ std::unique_ptr<CLI::App> make_app(Args& a) {
       "Signals (INT, TERM, HUP) are forwarded to the ranks. When a rank fails, the others are\n"
       "stopped (SIGTERM, then SIGKILL after --stop-timeout, default 10 s) and ember-run exits\n"
       "with a non-zero status, naming the rank and how it ended. Flags may also be spelled\n"
-      "with underscores (--nproc_per_node).",
+      "with underscores (--nproc_per_node).\n"
+      "A PROGRAM ending in .py is a Python script: each rank runs it with $EMBER_PYTHON when\n"
+      "set, otherwise with the Python the ember package was built for (" EMBER_RUN_PYTHON
+      ");\n"
+      "PYTHONPATH and the rest of the environment are passed on.",
       "[OPTIONS] [--] PROGRAM [ARGS...]");
   app->add_option(spellings("--nproc-per-node"), a.nproc_per_node,
                   "processes (ranks) on this node (default 1)")
@@ -93,6 +98,19 @@ Args parse_args(const std::vector<std::string>& argv, bool* help) {
                                 std::to_string(a.nnodes));
   }
   return a;
+}
+
+std::vector<std::string> rank_command(const std::vector<std::string>& command) {
+  const std::string& program = command.at(0);
+  const std::string suffix = ".py";
+  if (program.size() <= suffix.size() ||
+      program.compare(program.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    return command;
+  }
+  const char* chosen = std::getenv("EMBER_PYTHON");
+  std::vector<std::string> out{chosen && *chosen ? chosen : EMBER_RUN_PYTHON};
+  out.insert(out.end(), command.begin(), command.end());
+  return out;
 }
 
 }  // namespace ember_run

@@ -22,4 +22,9 @@ struct Args {
 Args parse_args(const std::vector<std::string>& argv, bool* help);
 std::string usage();
 
+// What each rank executes: `command` as it is, or, for a Python script (PROGRAM ending in .py),
+// the interpreter first: $EMBER_PYTHON when set and not empty, otherwise EMBER_RUN_PYTHON (the
+// Python the bindings were built for; "python3", found on PATH, when the build has none).
+std::vector<std::string> rank_command(const std::vector<std::string>& command);
+
 }  // namespace ember_run

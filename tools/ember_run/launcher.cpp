@@ -118,7 +118,7 @@ int launch(const Args& args) {
       // Several ranks on one node share its cores: one OpenMP thread each unless told otherwise.
       if (args.nproc_per_node > 1) ::setenv("OMP_NUM_THREADS", "1", 0);
       std::vector<char*> argv;
-      std::vector<std::string> copy = args.command;
+      std::vector<std::string> copy = rank_command(args.command);
       for (auto& s : copy) argv.push_back(s.data());
       argv.push_back(nullptr);
       ::execvp(argv[0], argv.data());
