@@ -6,3 +6,4 @@ from .sampler import (  # noqa: F401
     WeightedRandomSampler)
 from ._collate import default_collate, default_convert  # noqa: F401
 from .dataloader import DataLoader, get_worker_info  # noqa: F401
+from .distributed import DistributedSampler  # noqa: F401
