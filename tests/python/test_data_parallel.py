@@ -27,7 +27,7 @@ class Probe(nn.Module):
         self.calls = []
 
     def forward(self, x):
-        self.calls.append(dict(thread=threading.get_ident(), input=str(x.device),
+        self.calls.append(dict(thread=threading.current_thread(), input=str(x.device),
                                weight=str(self.fc.weight.device),
                                current=ember.cuda.current_device()
                                if ember.cuda.is_available() else None,
@@ -49,7 +49,7 @@ def test_without_devices_it_calls_the_module():
     assert dp.module is model and dp.device_ids == []
     out = dp(batch())
     assert out.shape == (8, 3) and len(model.calls) == 1
-    assert model.calls[0]["thread"] == threading.get_ident()
+    assert model.calls[0]["thread"] is threading.current_thread()
     assert list(dp.state_dict()) == ["module.fc.weight", "module.fc.bias"]
     with pytest.raises(TypeError):
         nn.DataParallel(lambda x: x)
@@ -86,7 +86,7 @@ def test_gradients_equal_single_device_and_replicas_run_on_their_threads():
     assert sorted(c["input"] for c in calls) == ["cuda:0", "cuda:1"]
     assert all(c["input"] == c["weight"] == f"cuda:{c['current']}" for c in calls)
     assert len({c["thread"] for c in calls}) == 2
-    assert threading.get_ident() not in {c["thread"] for c in calls}
+    assert threading.current_thread() not in {c["thread"] for c in calls}
     assert all(c["grad"] and c["rows"] == 4 for c in calls)
     assert model.fc.weight.grad is not None and list(model.parameters())[0].is_leaf
 

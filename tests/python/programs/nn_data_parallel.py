@@ -8,7 +8,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-print("device", device.type, "gpus", torch.cuda.device_count())
+print("device", device.type)
 
 
 class Net(nn.Module):
