@@ -1,5 +1,5 @@
 # The collectives every rank runs, under a launcher (2 processes, Gloo). Each rank prints its
-# results, prefixed with its rank.
+# results, prefixed with its rank, in one write.
 import datetime
 
 import torch
@@ -41,7 +41,7 @@ else:
     out.append(f"recv {r.tolist()}")
 
 dist.barrier()
-for line in out:
-    print(f"rank {rank}: {line}")
 dist.destroy_process_group()
-print(f"rank {rank}: destroyed, initialized {dist.is_initialized()}")
+out.append(f"destroyed, initialized {dist.is_initialized()}")
+# One write per rank (a pipe keeps a write of up to 4 KiB whole), so lines do not interleave.
+print("\n".join(f"rank {rank}: {line}" for line in out), flush=True)
