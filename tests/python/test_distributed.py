@@ -36,6 +36,9 @@ def launch(source_path, nproc=2, timeout=120, python=sys.executable):
     env = dict(os.environ)
     env["PYTHONPATH"] = PACKAGE_PATH + os.pathsep + env.get("PYTHONPATH", "")
     env["EMBER_PYTHON"] = python
+    # Block-buffered output reaches the shared pipe in one write per rank at exit; unbuffered,
+    # print() writes its pieces one by one and the ranks' lines interleave.
+    env.pop("PYTHONUNBUFFERED", None)
     proc = subprocess.run([ember_run_path(), "--standalone", "--stop-timeout", "2",
                            "--nproc-per-node", str(nproc), str(source_path)],
                           capture_output=True, text=True, env=env, timeout=timeout)
@@ -71,6 +74,7 @@ def test_ember_run_starts_python_scripts_with_ember_python(tmp_path):
                       "os.environ['LOCAL_RANK'], sys.argv[1:], 'ember' in sys.modules or "
                       "__import__('ember') is not None)\n")
     env = dict(os.environ, PYTHONPATH=PACKAGE_PATH, EMBER_PYTHON=sys.executable)
+    env.pop("PYTHONUNBUFFERED", None)
     proc = subprocess.run([ember_run_path(), "--standalone", "--nproc-per-node", "2", str(script),
                            "--lr", "0.1"], capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
