@@ -10,9 +10,9 @@ if(Python_FOUND)
   execute_process(COMMAND ${Python_EXECUTABLE} -m nanobind --cmake_dir
     OUTPUT_VARIABLE EMBER_NANOBIND_DIR OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   find_package(nanobind 2 CONFIG QUIET HINTS ${EMBER_NANOBIND_DIR})
-  if(nanobind_FOUND AND EMBER_SANITIZE)
+  if(nanobind_FOUND AND (EMBER_SANITIZE OR EMBER_TSAN))
     # An ASan-instrumented extension cannot be loaded into the uninstrumented interpreter.
-    message(STATUS "Ember Python bindings: off by default under EMBER_SANITIZE")
+    message(STATUS "Ember Python bindings: off by default under a sanitizer")
   elseif(nanobind_FOUND)
     set(EMBER_PYTHON_DEFAULT ON)
   else()
