@@ -140,6 +140,13 @@ SAME_ERROR_AS_PYTORCH = [
     "T.ones(2, 3).logsumexp(4)",
     "T.ones(2, 3).cumsum(2)",
     "T.zeros(2).index_add_(0, T.tensor([3]), T.ones(1))",
+    "T.ones(2, 3).repeat(2)",
+    "T.tril(T.ones(3))",
+    "T.diag(T.ones(2, 2, 2))",
+    "T.ones(2, 3).movedim(5, 0)",
+    "T.ones(2, 3).movedim((0, 1), 0)",
+    "T.ones(2).new_zeros('a')",
+    "T.trace(T.ones(3))",
 ]
 
 
