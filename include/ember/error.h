@@ -37,6 +37,13 @@ class EMBER_API NotImplementedError : public Error {
  public:
   using Error::Error;
 };
+// A Python argument of the wrong type, raised in Python as TypeError: thrown by the Python bindings
+// and by load_inline's Python calling convention. Ember's TypeError itself is a dtype an op
+// refuses, which ATen reports as c10::Error and PyTorch users see as RuntimeError (docs/python.md).
+class EMBER_API ArgumentTypeError : public TypeError {
+ public:
+  using TypeError::TypeError;
+};
 // An integer division, remainder or fmod by zero (PyTorch's RuntimeError "ZeroDivisionError").
 class EMBER_API ZeroDivisionError : public Error {
  public:

@@ -55,7 +55,8 @@ void init_amp(nb::module_& parent) {
       "set_autocast_dtype",
       [](const std::string& d, nb::handle dtype) {
         auto t = dtype_arg(dtype);
-        EMBER_CHECK(t.has_value(), ArgTypeError, "set_autocast_dtype: expected a dtype, got None");
+        EMBER_CHECK(t.has_value(), ArgumentTypeError,
+                    "set_autocast_dtype: expected a dtype, got None");
         amp::set_autocast_dtype(device_type_arg(d), *t);
       },
       "device_type"_a, "dtype"_a.none());

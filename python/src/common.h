@@ -14,16 +14,6 @@
 namespace nb = nanobind;
 using namespace nb::literals;
 
-namespace ember {
-// A Python TypeError: the bindings' own checks of argument types. Ember's C++ TypeError (a dtype
-// an op refuses) is ATen's c10::Error, which PyTorch raises as RuntimeError (errors.cpp). In
-// namespace ember because EMBER_CHECK names its error type from there.
-class ArgTypeError : public TypeError {
- public:
-  using TypeError::TypeError;
-};
-}  // namespace ember
-
 namespace ember::python {
 
 // One per area (module.cpp calls them in this order).

@@ -88,7 +88,7 @@ void init_cuda(nb::module_& parent) {
       [](nb::handle mode) {
         if (PyUnicode_Check(mode.ptr()))
           return cuda::set_sync_debug_mode(nb::cast<std::string>(mode));
-        EMBER_CHECK(PyLong_Check(mode.ptr()) && !PyBool_Check(mode.ptr()), ArgTypeError,
+        EMBER_CHECK(PyLong_Check(mode.ptr()) && !PyBool_Check(mode.ptr()), ArgumentTypeError,
                     "set_sync_debug_mode: expected an int or a str, got ",
                     nb::type_name(mode.type()).c_str());
         cuda::set_sync_debug_mode(nb::cast<int>(mode));

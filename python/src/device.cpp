@@ -27,8 +27,9 @@ std::optional<Device> device_arg(nb::handle h) {
   if (nb::isinstance<Device>(h)) return nb::cast<Device>(h);
   if (nb::isinstance<nb::str>(h)) return Device(nb::cast<std::string>(h));
   if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) return from_ordinal(nb::cast<int64_t>(h));
-  throw ArgTypeError(std::string("expected an ember.device, a string or an int as device, got ") +
-                     nb::type_name(h.type()).c_str());
+  throw ArgumentTypeError(
+      std::string("expected an ember.device, a string or an int as device, got ") +
+      nb::type_name(h.type()).c_str());
 }
 
 void init_device(nb::module_& m) {

@@ -51,14 +51,15 @@ constexpr DTypeRow kDTypes[] = {
 DLDataType dl_dtype(ScalarType t) {
   for (const auto& r : kDTypes)
     if (r.type == t) return r.dl;
-  throw ArgTypeError(std::string("DLPack: cannot export a tensor of dtype ") + to_string(t));
+  throw ArgumentTypeError(std::string("DLPack: cannot export a tensor of dtype ") + to_string(t));
 }
 
 ScalarType scalar_type(DLDataType d) {
   for (const auto& r : kDTypes)
     if (r.dl.code == d.code && r.dl.bits == d.bits && r.dl.lanes == d.lanes) return r.type;
-  throw ArgTypeError("DLPack: unsupported data type (code " + std::to_string(d.code) + ", bits " +
-                     std::to_string(d.bits) + ", lanes " + std::to_string(d.lanes) + ")");
+  throw ArgumentTypeError("DLPack: unsupported data type (code " + std::to_string(d.code) +
+                          ", bits " + std::to_string(d.bits) + ", lanes " +
+                          std::to_string(d.lanes) + ")");
 }
 
 // What an exported capsule owns: the tensor, its shape and strides, the DLPack struct.
@@ -81,7 +82,8 @@ void capsule_destructor(PyObject* capsule) {
 
 nb::tuple dlpack_device(const Tensor& t) {
   if (t.is_cuda()) return nb::make_tuple(int(kDLCUDA), int(t.device().index()));
-  EMBER_CHECK(t.is_cpu(), ArgTypeError, "DLPack: cannot export a tensor on ", t.device().str());
+  EMBER_CHECK(t.is_cpu(), ArgumentTypeError, "DLPack: cannot export a tensor on ",
+              t.device().str());
   return nb::make_tuple(int(kDLCPU), 0);
 }
 
@@ -127,7 +129,7 @@ Tensor from_dlpack(nb::handle obj) {
   if (PyCapsule_CheckExact(obj.ptr())) {
     capsule = nb::borrow(obj);
   } else {
-    EMBER_CHECK(nb::hasattr(obj, "__dlpack__"), ArgTypeError,
+    EMBER_CHECK(nb::hasattr(obj, "__dlpack__"), ArgumentTypeError,
                 "from_dlpack: expected an object with __dlpack__ or a DLPack capsule, got ",
                 nb::type_name(obj.type()).c_str());
     nb::tuple dev = nb::borrow<nb::tuple>(obj.attr("__dlpack_device__")());
@@ -145,8 +147,8 @@ Tensor from_dlpack(nb::handle obj) {
     device = Device(kCUDA, static_cast<DeviceIndex>(d.device.device_id));
     cuda::check_device(device);
   } else {
-    EMBER_CHECK(d.device.device_type == kDLCPU || d.device.device_type == kDLCUDAHost, ArgTypeError,
-                "from_dlpack: unsupported device type ", d.device.device_type,
+    EMBER_CHECK(d.device.device_type == kDLCPU || d.device.device_type == kDLCUDAHost,
+                ArgumentTypeError, "from_dlpack: unsupported device type ", d.device.device_type,
                 " (Ember takes CPU and CUDA memory)");
   }
   ScalarType st = scalar_type(d.dtype);

@@ -37,8 +37,8 @@ std::optional<ScalarType> dtype_arg(nb::handle h) {
   if (h.is(reinterpret_cast<PyObject*>(&PyFloat_Type))) return kDouble;
   if (h.is(reinterpret_cast<PyObject*>(&PyLong_Type))) return kLong;
   if (h.is(reinterpret_cast<PyObject*>(&PyBool_Type))) return kBool;
-  throw ArgTypeError(std::string("dtype must be an ember.dtype, got ") +
-                     nb::type_name(h.type()).c_str());
+  throw ArgumentTypeError(std::string("dtype must be an ember.dtype, got ") +
+                          nb::type_name(h.type()).c_str());
 }
 
 void init_dtype(nb::module_& m) {
@@ -77,7 +77,7 @@ void init_dtype(nb::module_& m) {
   m.def("get_default_dtype", [] { return dtype_object(get_default_dtype()); });
   m.def("set_default_dtype", [](nb::handle d) {
     auto t = dtype_arg(d);
-    EMBER_CHECK(t && (*t == kFloat || *t == kDouble), ArgTypeError,
+    EMBER_CHECK(t && (*t == kFloat || *t == kDouble), ArgumentTypeError,
                 "only floating-point types are supported as the default type");
     set_default_dtype(*t);
   });

@@ -14,7 +14,7 @@ void init_errors(nb::module_& m) {
       std::rethrow_exception(p);
     } catch (const OutOfMemoryError& e) {
       PyErr_SetString(oom, e.what());
-    } catch (const ArgTypeError& e) {
+    } catch (const ArgumentTypeError& e) {
       PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const TypeError& e) {
       // A dtype an op refuses ("\"abs\" not implemented for 'Bool'", mean of int64): c10::Error

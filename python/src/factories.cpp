@@ -111,7 +111,7 @@ void init_factories(nb::module_& m) {
       "randint",
       [](nb::args args, nb::handle dtype, nb::handle device, bool rg) {
         size_t n = args.size();
-        EMBER_CHECK(n == 2 || n == 3, ArgTypeError,
+        EMBER_CHECK(n == 2 || n == 3, ArgumentTypeError,
                     "randint() takes (high, size) or (low, high, size), got ", n, " arguments");
         int64_t low = n == 3 ? nb::cast<int64_t>(args[0]) : 0;
         int64_t high = nb::cast<int64_t>(args[n - 2]);

@@ -62,8 +62,9 @@ class Hooks {
     for (auto& [id, fn] : hooks) {
       nb::object r = fn->get()(grad);
       if (r.is_none()) continue;
-      EMBER_CHECK(nb::isinstance<Tensor>(r), ArgTypeError, "a tensor hook must return None or a ",
-                  "Tensor, but it returned ", nb::type_name(r.type()).c_str());
+      EMBER_CHECK(nb::isinstance<Tensor>(r), ArgumentTypeError,
+                  "a tensor hook must return None or a ", "Tensor, but it returned ",
+                  nb::type_name(r.type()).c_str());
       Tensor g = nb::cast<Tensor>(r);
       EMBER_CHECK(g.sizes() == grad.sizes(), Error, "hook has changed the size of value: from ",
                   grad.sizes(), " to ", g.sizes());

@@ -30,7 +30,7 @@ nb::dlpack::dtype dlpack_of(ScalarType t) {
     case kBool:
       return nb::dtype<bool>();
     default:
-      throw ArgTypeError(std::string("Got unsupported ScalarType ") + to_string(t));
+      throw ArgumentTypeError(std::string("Got unsupported ScalarType ") + to_string(t));
   }
 }
 
@@ -48,7 +48,7 @@ ScalarType scalar_type_of(nb::dlpack::dtype d) {
     if (code == C::UInt && d.bits == 8) return kByte;
     if (code == C::Bool) return kBool;
   }
-  throw ArgTypeError(
+  throw ArgumentTypeError(
       "can't convert np.ndarray of this type. The only supported types are: float64, float32, "
       "float16, int64, int32, int16, int8, uint8, and bool.");
 }
@@ -56,7 +56,7 @@ ScalarType scalar_type_of(nb::dlpack::dtype d) {
 using Array = nb::ndarray<nb::numpy, nb::device::cpu>;
 
 Array to_numpy(const Tensor& t) {
-  EMBER_CHECK(t.is_cpu(), ArgTypeError, "can't convert ", t.device().str(),
+  EMBER_CHECK(t.is_cpu(), ArgumentTypeError, "can't convert ", t.device().str(),
               " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
               "first.");
   EMBER_CHECK(!t.requires_grad(), Error,
@@ -79,10 +79,11 @@ void release_owner(void* ctx) {
 
 Tensor from_numpy(nb::handle obj) {
   EMBER_CHECK(nb::hasattr(obj, "__array_interface__") || nb::hasattr(obj, "__dlpack__"),
-              ArgTypeError, "expected np.ndarray (got ", nb::type_name(obj.type()).c_str(), ")");
+              ArgumentTypeError, "expected np.ndarray (got ", nb::type_name(obj.type()).c_str(),
+              ")");
   Array a;
-  EMBER_CHECK(nb::try_cast<Array>(obj, a, false), ArgTypeError, "can't convert np.ndarray of type ",
-              nb::str(obj.attr("dtype")).c_str(),
+  EMBER_CHECK(nb::try_cast<Array>(obj, a, false), ArgumentTypeError,
+              "can't convert np.ndarray of type ", nb::str(obj.attr("dtype")).c_str(),
               ". The only supported types are: float64, float32, float16, int64, int32, int16, "
               "int8, uint8, and bool.");
   ScalarType st = scalar_type_of(a.dtype());

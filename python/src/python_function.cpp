@@ -69,7 +69,7 @@ autograd::variable_list call_backward(const PyRef& fn, const autograd::variable_
       out.emplace_back();
       continue;
     }
-    EMBER_CHECK(nb::isinstance<Tensor>(h), ArgTypeError, name,
+    EMBER_CHECK(nb::isinstance<Tensor>(h), ArgumentTypeError, name,
                 ": backward must return tensors or None, got ", nb::type_name(h.type()).c_str());
     out.push_back(nb::cast<Tensor>(h));
   }

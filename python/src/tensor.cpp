@@ -18,7 +18,7 @@ Tensor to(const Tensor& self, const nb::args& args, const nb::kwargs& kw) {
   std::optional<ScalarType> dtype;
   bool non_blocking = false, copy = false;
   size_t n = args.size();
-  EMBER_CHECK(n <= 2, ArgTypeError, "to() takes at most 2 positional arguments, got ", n);
+  EMBER_CHECK(n <= 2, ArgumentTypeError, "to() takes at most 2 positional arguments, got ", n);
   for (size_t i = 0; i < n; ++i) {
     nb::handle a = args[i];
     if (nb::isinstance<Tensor>(a)) {
@@ -45,7 +45,7 @@ Tensor to(const Tensor& self, const nb::args& args, const nb::kwargs& kw) {
     } else if (key == "copy") {
       copy = nb::cast<bool>(v);
     } else {
-      throw ArgTypeError("to() got an unexpected keyword argument '" + key + "'");
+      throw ArgumentTypeError("to() got an unexpected keyword argument '" + key + "'");
     }
   }
   nb::gil_scoped_release release;
@@ -108,11 +108,11 @@ nb::object make_size(IntArrayRef sizes) {
 
 std::vector<int64_t> int_list(nb::handle h, const char* what) {
   if (PyLong_Check(h.ptr())) return {nb::cast<int64_t>(h)};
-  EMBER_CHECK(PySequence_Check(h.ptr()) && !nb::isinstance<Tensor>(h), ArgTypeError, what,
+  EMBER_CHECK(PySequence_Check(h.ptr()) && !nb::isinstance<Tensor>(h), ArgumentTypeError, what,
               ": expected an int or a sequence of ints, got ", nb::type_name(h.type()).c_str());
   std::vector<int64_t> out;
   for (nb::handle v : nb::borrow<nb::sequence>(h)) {
-    EMBER_CHECK(PyLong_Check(v.ptr()) || PyIndex_Check(v.ptr()), ArgTypeError, what,
+    EMBER_CHECK(PyLong_Check(v.ptr()) || PyIndex_Check(v.ptr()), ArgumentTypeError, what,
                 ": expected a sequence of ints, but one element is ",
                 nb::type_name(v.type()).c_str());
     out.push_back(nb::cast<int64_t>(v));
@@ -125,7 +125,7 @@ std::vector<int64_t> sizes_from_args(const nb::args& args, const char* what) {
   std::vector<int64_t> out;
   out.reserve(args.size());
   for (nb::handle v : args) {
-    EMBER_CHECK(PyLong_Check(v.ptr()), ArgTypeError, what,
+    EMBER_CHECK(PyLong_Check(v.ptr()), ArgumentTypeError, what,
                 "(): the sizes must be ints (or one sequence of ints), got ",
                 nb::type_name(v.type()).c_str());
     out.push_back(nb::cast<int64_t>(v));
@@ -198,7 +198,7 @@ void init_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
            [](const Tensor& t) -> int64_t { return t.is_cuda() ? t.device().index() : -1; })
       .def("__len__",
            [](const Tensor& t) {
-             EMBER_CHECK(t.dim() > 0, ArgTypeError, "len() of a 0-d tensor");
+             EMBER_CHECK(t.dim() > 0, ArgumentTypeError, "len() of a 0-d tensor");
              return t.size(0);
            })
       .def("__repr__", &tensor_repr)
@@ -283,7 +283,7 @@ void init_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
           "__int__", [](const Tensor& t) { return python_scalar(t).toLong(); }, RG())
       .def("__index__",
            [](const Tensor& t) {
-             EMBER_CHECK(is_integral(t.scalar_type(), true) && t.numel() == 1, ArgTypeError,
+             EMBER_CHECK(is_integral(t.scalar_type(), true) && t.numel() == 1, ArgumentTypeError,
                          "only integer tensors of a single element can be converted to an index");
              return t.item().toLong();
            })

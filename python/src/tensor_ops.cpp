@@ -43,12 +43,12 @@ Spread spread_args(nb::handle dim, std::optional<bool> unbiased, bool keepdim,
                    std::optional<int64_t> correction) {
   Spread s{std::nullopt, std::nullopt, keepdim};
   if (PyBool_Check(dim.ptr())) {
-    EMBER_CHECK(!unbiased, ArgTypeError, "var()/std(): unbiased given twice");
+    EMBER_CHECK(!unbiased, ArgumentTypeError, "var()/std(): unbiased given twice");
     unbiased = dim.ptr() == Py_True;
   } else if (!dim.is_none()) {
     s.dims = int_list(dim, "dim");
   }
-  EMBER_CHECK(!(unbiased && correction), ArgTypeError,
+  EMBER_CHECK(!(unbiased && correction), ArgumentTypeError,
               "var()/std(): cannot specify both unbiased and correction");
   if (unbiased) s.correction = *unbiased ? 1 : 0;
   if (correction) s.correction = *correction;
