@@ -7,7 +7,8 @@
 //   - the Tensor methods' declarations in ember/tensor.h and their forwarding definitions
 //     (src/ops/op_table.cpp: `Tensor Tensor::exp() const { return ember::exp(*this); }`),
 //   - the in-place methods (`exp_`), also in src/ops/op_table.cpp,
-//   - the op database of the tests (tests/test_op_database.cpp): every form of every row on every
+//   - the op database of the tests (tests/ops/test_op_database.cpp): every form of every row on
+//   every
 //     device against the CPU and PyTorch, gradients, every dtype, 16-bit sweeps,
 //   - the list of ops in docs/ops.md (checked by that test).
 //
@@ -64,7 +65,7 @@
 //
 // Adding a row here without a front end fails to link (ember::name is declared, never defined);
 // adding a front end without a row leaves the op without a method, without tests and
-// without docs, which tests/test_op_database.cpp (OpTableCoverage) reports.
+// without docs, which tests/ops/test_op_database.cpp (OpTableCoverage) reports.
 
 #define EMBER_OP_IF(flag, ...) EMBER_OP_IF_##flag(__VA_ARGS__)
 #define EMBER_OP_IF_0(...)

@@ -1,6 +1,6 @@
 #pragma once
 // How CUDA softmax / log_softmax (forward and backward) are launched, decided on the host; plain
-// C++ so that tests check the choice for GPU-sized shapes (tests/test_cuda_reduce_paths.cpp).
+// C++ so that tests check the choice for GPU-sized shapes (tests/cuda/test_cuda_reduce_paths.cpp).
 // The kernels are in softmax.cu.
 #include <algorithm>
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 // What every input to the safetensors load path must satisfy, shared by the libFuzzer target
 // (tests/fuzz/fuzz_safetensors.cpp) and the tests that replay the corpus and mutated files
-// (tests/test_serialize_fuzz_corpus.cpp, tests/test_serialize_mutations.cpp):
+// (tests/serialize/test_serialize_fuzz_corpus.cpp, tests/serialize/test_serialize_mutations.cpp):
 //
 //  - every public load function either loads or throws ember::Error, nothing else;
 //  - loading from memory (safetensors::load) and from a file (ember::load, load_metadata,

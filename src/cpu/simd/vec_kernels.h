@@ -85,8 +85,8 @@ struct Ops {
   // fitted with mpmath, `chebyfit(G, [-1, 8/14], 10)`, to 8e-9 relative on w in [0, 11].
   // The kernel is bound by its multiply-adds (Zen 4 runs each 512-bit one as two halves), so the
   // divider, a separate unit, takes both quotients, and exp(-x^2 / 2) reduces x^2 itself (below).
-  // Within 5 ulp over the whole range (tests/test_cpu_vector_math.cpp); SLEEF's 1-ulp erf in the
-  // functor's formula costs five times as much as this whole function, and PyTorch's own erf
+  // Within 5 ulp over the whole range (tests/cpu/test_cpu_vector_math.cpp); SLEEF's 1-ulp erf in
+  // the functor's formula costs five times as much as this whole function, and PyTorch's own erf
   // (1.5e-7 absolute) is as inexact as the formula in the tail.
   static R gelu_f32(R x) {
     // G(q) / 2, highest power first.

@@ -3,7 +3,7 @@
 // seeded inputs; rows with a PyTorch expression are also checked against PyTorch on the CPU, and
 // differentiable rows check autograd against central finite differences in float64 on each device.
 // To add an op: add one row to rows() below (see docs/testing.md); an op of ember/op_table.h
-// gets its row from the table in tests/test_op_database.cpp instead.
+// gets its row from the table in tests/ops/test_op_database.cpp instead.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
@@ -66,7 +66,7 @@ constexpr double kMmRtol = 1e-4, kMmAtol = 1e-5;
 const std::vector<OpRow>& rows() {
   static const std::vector<OpRow> table = {
       // The ops of ember/op_table.h (exp, mul, eq, ...) get their rows, generated from that
-      // table, in tests/test_op_database.cpp; here are the irregular ops, the operators, and
+      // table, in tests/ops/test_op_database.cpp; here are the irregular ops, the operators, and
       // table ops on inputs composed to keep finite differences smooth.
       // ---- unary ----
       {"neg_operator", {F({3, 4})}, OP(-a), "-a", true},

@@ -3,7 +3,8 @@
 // float32/float64/float16/bfloat16/int32/int64/bool, contiguous, non-contiguous, broadcast and
 // 0-dim operands, tensor-scalar forms, type promotion (result_type), errors, and gradients; and
 // the cross-op checks (special values, integer edges, double backward) of the binary math ops.
-// The ops of ember/op_table.h get the same sweeps from their rows in tests/test_op_database.cpp.
+// The ops of ember/op_table.h get the same sweeps from their rows in
+// tests/ops/test_op_database.cpp.
 //
 // Where PyTorch 1.13 rejects a case only because its CPU kernel lacks a dtype ("... not implemented
 // for 'Half'"), the case is skipped (support/elementwise_oracle.h).

@@ -1,7 +1,7 @@
 // libtorch's method spellings of irregular ops Ember defines as free functions (x.gather(1, i),
 // x.logsumexp(..), ...) and the free clamp_min/clamp_max: each gives what the free function
 // gives, gradients included, on every device. The methods of the ops in ember/op_table.h
-// (x.log1p(), x.floor_(), x.fix(), ...) are checked by tests/test_op_database.cpp.
+// (x.log1p(), x.floor_(), x.fix(), ...) are checked by tests/ops/test_op_database.cpp.
 #include <gtest/gtest.h>
 
 #include "ember/ops.h"

@@ -156,7 +156,7 @@ TEST_F(CudaStreams, MixingDevicesIsAnError) {
   EXPECT_EQ((g * s).sum().item<float>(), 6.0f);
 }
 
-// Bad indices on CUDA are device-side asserts now (no host sync): tests/test_cuda_index.cpp.
+// Bad indices on CUDA are device-side asserts now (no host sync): tests/cuda/test_cuda_index.cpp.
 
 }  // namespace
 }  // namespace ember
