@@ -8,12 +8,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "ember/autograd_function.h"
 #include "ember/cuda.h"
 #include "ember/cuda_kernel.h"
 #include "ember/ops.h"
+#include "support/temp_dir.h"
 #include "support/test_util.h"
 
 namespace ember {
@@ -45,14 +47,15 @@ bool nvrtc_available() {
 class RawKernels : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ember_kernels_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    tmp_.emplace("ember_kernels");
+    dir_ = tmp_->path();
     setenv("EMBER_KERNEL_CACHE_DIR", dir_.c_str(), 1);
   }
   void TearDown() override {
     unsetenv("EMBER_KERNEL_CACHE_DIR");
-    fs::remove_all(dir_);
+    tmp_.reset();
   }
+  std::optional<ember::testing::TempDir> tmp_;
   fs::path dir_;
 };
 

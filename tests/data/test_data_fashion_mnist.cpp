@@ -10,6 +10,7 @@
 #include "ember/data/dataloader.h"
 #include "ember/data/fashion_mnist.h"
 #include "ember/ops.h"
+#include "support/temp_dir.h"
 #include "support/torch_oracle.h"
 
 namespace ed = ember::data;
@@ -18,19 +19,7 @@ using ember::Tensor;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/ember_fmnist_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using ember::testing::TempDir;
 
 std::string be32(uint32_t v) {
   return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),

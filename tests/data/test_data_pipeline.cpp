@@ -13,6 +13,7 @@
 #include <set>
 
 #include "ember/ember.h"
+#include "support/temp_dir.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
@@ -207,19 +208,7 @@ TEST(DataPipeline, BadInput) {
   EXPECT_THROW(ragged.get_batch(idx), ember::Error);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/ember_mnist_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using ember::testing::TempDir;
 
 std::string be32(uint32_t v) {
   return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include <fstream>
+#include <optional>
 
 #include "ember/distributed.h"
 #include "ember/nn.h"
@@ -12,6 +13,7 @@
 #include "ember/ops.h"
 #include "ember/optim.h"
 #include "support/multi_process.h"
+#include "support/temp_dir.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
@@ -52,12 +54,11 @@ class DDPParity : public ::testing::TestWithParam<int> {};
 
 TEST_P(DDPParity, SameParametersAsPyTorchDistributedDataParallel) {
   const int world = GetParam();
+  std::optional<ember::testing::TempDir> tmp;  // the parent's; the ranks get its path
   std::string dir;
   if (!is_rank_process()) {
     // The PyTorch side first: inputs written here, parameters trained by python3 ranks.
-    char templ[] = "/tmp/ember_ddp_parity_XXXXXX";
-    ASSERT_NE(::mkdtemp(templ), nullptr);
-    dir = templ;
+    dir = tmp.emplace("ember_ddp_parity").path();
     ember::manual_seed(2024);
     auto model = make_mlp();
     auto params = model->parameters();
@@ -122,7 +123,6 @@ TEST_P(DDPParity, SameParametersAsPyTorchDistributedDataParallel) {
   });
   if (is_rank_process()) return;
   ember::testing::expect_ranks_succeeded(results);
-  std::system(("rm -rf " + dir).c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DDPParity, ::testing::Values(2, 3),

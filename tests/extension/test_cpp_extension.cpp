@@ -8,10 +8,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "ember/autograd_function.h"
 #include "ember/cpp_extension.h"
 #include "ember/ops.h"
+#include "support/temp_dir.h"
 #include "support/test_util.h"
 
 namespace ember {
@@ -47,13 +49,15 @@ int64_t answer() { return 42; }
 class CppExtension : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("ember_ext_" + std::to_string(::getpid()));
+    tmp_.emplace("ember_ext");
+    dir_ = tmp_->path();
     setenv("EMBER_EXTENSIONS_DIR", dir_.c_str(), 1);
   }
   void TearDown() override {
     unsetenv("EMBER_EXTENSIONS_DIR");
-    fs::remove_all(dir_);
+    tmp_.reset();
   }
+  std::optional<ember::testing::TempDir> tmp_;
   fs::path dir_;
 };
 

@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <dirent.h>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -22,35 +21,13 @@
 #include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/serialize.h"
+#include "support/temp_dir.h"
 
 using ember::Tensor;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/ember_serialize_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    DIR* d = opendir(path_.c_str());
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n != "." && n != "..") out.push_back(n);
-    }
-    closedir(d);
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  std::string path_;
-};
+using ember::testing::TempDir;
 
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);

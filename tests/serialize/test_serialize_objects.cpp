@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "ember/ember.h"
+#include "support/temp_dir.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
@@ -18,19 +19,7 @@ using ember::testing::error_of;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/ember_serialize_objects_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using ember::testing::TempDir;
 
 TEST(SerializeObjects, TensorRoundTrip) {
   TempDir dir;

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "support/temp_dir.h"
 #include "support/test_util.h"
 
 using ember::testing::contains;
@@ -29,10 +30,7 @@ struct Outcome {
   double seconds = 0;
 };
 
-std::string temp_dir() {
-  char templ[] = "/tmp/ember_run_test_XXXXXX";
-  return ::mkdtemp(templ);
-}
+using ember::testing::TempDir;
 
 std::string read(const std::string& path) {
   std::ifstream f(path);
@@ -44,7 +42,8 @@ std::string read(const std::string& path) {
 // Runs ember-run with `args`; `while_running` (if any) gets its pid.
 Outcome run_launcher(const std::vector<std::string>& args,
                      const std::function<void(pid_t)>& while_running = nullptr) {
-  const std::string dir = temp_dir(), err_path = dir + "/stderr", out_path = dir + "/stdout";
+  const TempDir tmp("ember_run_test");
+  const std::string err_path = tmp / "stderr", out_path = tmp / "stdout";
   auto start = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid == 0) {
@@ -70,7 +69,8 @@ Outcome run_launcher(const std::vector<std::string>& args,
 }
 
 TEST(EmberRun, EveryRankGetsTheTorchrunVariables) {
-  std::string dir = temp_dir();
+  const TempDir tmp("ember_run_test");
+  const std::string& dir = tmp.path();
   Outcome o = run_launcher({"--nproc-per-node", "3", "--master-port", "29123", "sh", "-c",
                             "echo \"$RANK $WORLD_SIZE $LOCAL_RANK $LOCAL_WORLD_SIZE $GROUP_RANK "
                             "$MASTER_ADDR $MASTER_PORT $OMP_NUM_THREADS\" > " +
@@ -83,7 +83,8 @@ TEST(EmberRun, EveryRankGetsTheTorchrunVariables) {
 }
 
 TEST(EmberRun, NodeRankOffsetsTheRanks) {
-  std::string dir = temp_dir();
+  const TempDir tmp("ember_run_test");
+  const std::string& dir = tmp.path();
   Outcome o = run_launcher(
       {"--nnodes=2", "--node_rank=1", "--nproc_per_node=2", "--master-addr", "10.1.2.3", "--", "sh",
        "-c",
@@ -94,7 +95,8 @@ TEST(EmberRun, NodeRankOffsetsTheRanks) {
 }
 
 TEST(EmberRun, StandalonePicksAFreePort) {
-  std::string dir = temp_dir();
+  const TempDir tmp("ember_run_test");
+  const std::string& dir = tmp.path();
   Outcome o = run_launcher({"--standalone", "--nproc-per-node", "2", "sh", "-c",
                             "echo $MASTER_PORT > " + dir + "/p$RANK"});
   ASSERT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.err;
@@ -103,7 +105,8 @@ TEST(EmberRun, StandalonePicksAFreePort) {
 }
 
 TEST(EmberRun, AFailingRankStopsTheOthersAndIsNamed) {
-  std::string dir = temp_dir();
+  const TempDir tmp("ember_run_test");
+  const std::string& dir = tmp.path();
   // Rank 1 fails after a moment; the others would sleep for a minute and record if they finish.
   Outcome o = run_launcher(
       {"--nproc-per-node", "3", "--stop-timeout", "5", "sh", "-c",
@@ -136,7 +139,8 @@ TEST(EmberRun, RanksThatIgnoreSigtermAreKilledAfterTheGrace) {
 }
 
 TEST(EmberRun, SignalsAreForwardedToTheRanks) {
-  std::string dir = temp_dir();
+  const TempDir tmp("ember_run_test");
+  const std::string& dir = tmp.path();
   Outcome o = run_launcher({"--nproc-per-node", "2", "sh", "-c",
                             "trap 'echo got-term > " + dir +
                                 "/term$RANK; exit 0' TERM; "
@@ -169,7 +173,8 @@ bool process_alive(pid_t pid) {
 }
 
 TEST(EmberRun, RanksDieWithAKilledLauncher) {
-  std::string dir = temp_dir();
+  const TempDir tmp("ember_run_test");
+  const std::string& dir = tmp.path();
   std::vector<pid_t> rank_pids;
   Outcome o = run_launcher(
       {"--nproc-per-node", "2", "sh", "-c", "echo $$ > " + dir + "/pid$RANK; exec sleep 30"},
@@ -254,7 +259,8 @@ TEST(EmberRun, HelpListsEveryFlag) {
 
 // Options end at the program (or "--"): what follows is the program's, "--help" and "--" too.
 TEST(EmberRun, ArgumentsAfterTheProgramAreItsOwn) {
-  const std::string dir = temp_dir();
+  const TempDir tmp("ember_run_test");
+  const std::string& dir = tmp.path();
   const std::string script = "echo \"$0 $1 $2\" > " + dir + "/args";
   Outcome o = run_launcher({"--stop_timeout=1", "sh", "-c", script, "--help", "--", "-x"});
   ASSERT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.err;

@@ -17,6 +17,7 @@
 #include "ember_train/models.h"
 #include "ember_train/output_dir.h"
 #include "ember_train/trainer.h"
+#include "support/temp_dir.h"
 #include "support/test_util.h"
 
 namespace et = ember::train;
@@ -251,8 +252,8 @@ std::string out_error(const std::string& dir) {
 }  // namespace
 
 TEST(TrainArgs, UnwritableOutIsNamedBeforeLoadingData) {
-  char tmpl[] = "/tmp/ember_train_out_XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
+  const ember::testing::TempDir tmp("ember_train_out");
+  const std::string& dir = tmp.path();
   const std::string file = dir + "/a-file";
   std::ofstream(file) << "x";
   // A parent that is a file: cannot be created, even by root.
@@ -307,8 +308,8 @@ std::string run_error(const std::string& out, const std::string& profile, std::s
 // folder failed only after the profiled steps, a directory in the way of the model or the plot
 // only at the end of the first epoch.
 TEST(TrainArgs, EveryOutputPathIsCheckedBeforeLoadingData) {
-  char tmpl[] = "/tmp/ember_train_paths_XXXXXX";
-  const std::string dir = mkdtemp(tmpl);
+  const ember::testing::TempDir tmp("ember_train_paths");
+  const std::string& dir = tmp.path();
   const std::string file = dir + "/a-file";
   std::ofstream(file) << "x";
   std::string console;

@@ -11,6 +11,7 @@
 #include "ember/ember.h"
 #include "ember/serialize_module.h"
 #include "ember_train/models.h"
+#include "support/temp_dir.h"
 #include "support/torch_oracle.h"
 
 namespace et = ember::train;
@@ -168,10 +169,8 @@ TEST(TrainModels, DefaultsArePositive) {
 }
 
 TEST(TrainModels, CheckpointRoundTrip) {
-  const auto dir = std::filesystem::temp_directory_path() / "ember_train_test_ckpt";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "model.safetensors").string();
+  const ember::testing::TempDir dir("ember_train_test_ckpt");
+  const std::string path = dir / "model.safetensors";
 
   ember::manual_seed(1);
   auto a = et::make_cnn();
@@ -205,10 +204,9 @@ TEST(TrainModels, CheckpointRoundTrip) {
   }
   // A missing file is an ember::Error naming it.
   try {
-    ember::load(b, (dir / "missing.safetensors").string());
+    ember::load(b, dir / "missing.safetensors");
     FAIL() << "no error";
   } catch (const ember::Error& e) {
     EXPECT_NE(std::string(e.what()).find("missing.safetensors"), std::string::npos) << e.what();
   }
-  std::filesystem::remove_all(dir);
 }

@@ -13,6 +13,7 @@
 #include "ember_train/metrics.h"
 #include "ember_train/plot.h"
 #include "ember_train/progress.h"
+#include "support/temp_dir.h"
 
 namespace et = ember::train;
 
@@ -51,10 +52,8 @@ TEST(TrainMetrics, CsvHeaderAndRows) {
 }
 
 TEST(TrainMetrics, WriteFileAtomicReplacesAndLeavesNoTemporary) {
-  const auto dir = std::filesystem::temp_directory_path() / "ember_train_test_write";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "metrics.csv").string();
+  const ember::testing::TempDir dir("ember_train_test_write");
+  const std::string path = dir / "metrics.csv";
   et::write_file_atomic(path, "first\n");
   et::write_file_atomic(path, "second\n");
   std::ifstream f(path);
@@ -62,7 +61,6 @@ TEST(TrainMetrics, WriteFileAtomicReplacesAndLeavesNoTemporary) {
   ss << f.rdbuf();
   EXPECT_EQ(ss.str(), "second\n");
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(TrainMetrics, WriteFileAtomicNamesTheBadPath) {
