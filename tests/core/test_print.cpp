@@ -15,6 +15,7 @@
 #include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
+#include "support/cuda_skip.h"
 #include "support/torch_oracle.h"
 
 using namespace ember;
@@ -168,7 +169,7 @@ TEST(PythonRepr, AutogradSuffixes) {
 }
 
 TEST(PythonRepr, CudaTensorsPrintLikeCpuWithDeviceSuffix) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   Tensor x = tensor({{1.0, -2.5}, {3.0, 4.0}});
   EXPECT_EQ(detail::python_repr(x.cuda()),
             "tensor([[ 1.0000, -2.5000],\n        [ 3.0000,  4.0000]], device='cuda:0')");
@@ -278,7 +279,7 @@ TEST(Print, LibtorchPrintAndRequiresGrad) {
 }
 
 TEST(Print, LibtorchCudaTensors) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   Tensor x = tensor({{1.5, -2.0}, {3.25, 4.0}}).cuda();
   EXPECT_EQ(printed(x), " 1.5000 -2.0000\n 3.2500  4.0000\n[ CUDAFloatType{2,2} ]");
   EXPECT_EQ(x.toString(), "CUDAFloatType");

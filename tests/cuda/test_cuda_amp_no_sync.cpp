@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "ember/ember.h"
+#include "support/cuda_skip.h"
 #if defined(EMBER_TEST_WITH_SIM)
 #include "cuda_sim.h"
 #endif
@@ -17,12 +18,12 @@ namespace F = ember::nn::functional;
 namespace {
 
 TEST(CudaAmpNoSync, OneHostWaitPerIterationInStep) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
 #if !defined(EMBER_TEST_WITH_SIM)
   GTEST_SKIP() << "counting host waits needs the simulator (-DEMBER_CUDA=SIM)";
 #else
-  if (std::getenv("EMBER_NO_CUDA_MEMORY_CACHING"))
-    GTEST_SKIP() << "without the cache every free is a cudaFree, which waits (as on a GPU)";
+  // Without the cache every free is a cudaFree, which waits (as on a GPU).
+  EMBER_SKIP_WITHOUT_CUDA_CACHING();
   const Device d("cuda:0");
   manual_seed(2);
   auto model = nn::Sequential(nn::Linear(16, 32), nn::ReLU(), nn::Linear(32, 4));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ember/ember.h"
+#include "support/cuda_skip.h"
 
 namespace ember {
 namespace {
@@ -21,9 +22,7 @@ bool any_contains(const std::vector<std::string>& lines, const std::string& part
 
 class SyncDebugMode : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
-  }
+  void SetUp() override { EMBER_SKIP_WITHOUT_CUDA(); }
   void TearDown() override { cuda::set_sync_debug_mode("default"); }
 };
 

@@ -5,6 +5,7 @@
 
 #include "ember/cuda.h"
 #include "ember/ops.h"
+#include "support/cuda_skip.h"
 
 namespace ember {
 namespace {
@@ -61,7 +62,7 @@ TEST(CudaAvailability, CudaBuildWithoutDriverOrDeviceSaysWhich) {
 }
 
 TEST(CudaAvailability, RuntimeQueriesOnAGpu) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   EXPECT_TRUE(cuda::unavailable_reason().empty());
   const int n = cuda::device_count();
   ASSERT_GT(n, 0);

@@ -16,6 +16,7 @@
 #include "ember/cuda.h"
 #include "ember/nn.h"
 #include "ember/ops.h"
+#include "support/cuda_skip.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 #if defined(EMBER_TEST_WITH_SIM)
@@ -74,7 +75,7 @@ TEST(CublasWorkspaceConfig, BadValuesNameTheVariableAndTheValue) {
 class CublasWorkspace : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+    EMBER_SKIP_WITHOUT_CUDA();
     cuda::synchronize();
     cuda::empty_cache();  // also drops the workspaces earlier tests made
   }
@@ -83,10 +84,6 @@ class CublasWorkspace : public ::testing::Test {
     for (int d = 0; d < cuda::device_count(); ++d) cuda::set_per_process_memory_fraction(1.0, d);
   }
 };
-
-#define SKIP_WITHOUT_CACHING()                     \
-  if (std::getenv("EMBER_NO_CUDA_MEMORY_CACHING")) \
-  GTEST_SKIP() << "EMBER_NO_CUDA_MEMORY_CACHING is set: this test is about the cache"
 
 // The workspace Ember holds for `stream` of `device`, or {} when none.
 cuda::CublasWorkspaceInfo held(int device, const void* stream) {
@@ -163,7 +160,7 @@ TEST_F(CublasWorkspace, MatmulsEqualTheCpu) {
 }
 
 TEST_F(CublasWorkspace, ShowsInMemoryStatsAndIsKeptForTheNextGemm) {
-  SKIP_WITHOUT_CACHING();
+  EMBER_SKIP_WITHOUT_CUDA_CACHING();
   const size_t ws = cuda::cublas_workspace_size(0);
   if (!std::getenv("CUBLAS_WORKSPACE_CONFIG")) {
     const cuda::DeviceProperties p = cuda::get_device_properties(0);
@@ -248,7 +245,7 @@ TEST_F(CublasWorkspace, EachStreamAndDeviceGetsItsOwn) {
 }
 
 TEST_F(CublasWorkspace, EmptyCacheGivesTheWorkspacesBack) {
-  SKIP_WITHOUT_CACHING();
+  EMBER_SKIP_WITHOUT_CUDA_CACHING();
   auto opts = TensorOptions().device("cuda:0");
   const size_t base = cuda::memory_allocated(0);
   {
@@ -421,7 +418,7 @@ struct ChildChecks {
 }
 
 TEST_F(CublasWorkspaceDeathTest, OutOfMemoryWhileTakingItFreesTheCacheAndRetries) {
-  SKIP_WITHOUT_CACHING();
+  EMBER_SKIP_WITHOUT_CUDA_CACHING();
   EXPECT_EXIT(oom_retry_with_a_32mib_workspace(), ::testing::ExitedWithCode(0), "");
 }
 
@@ -490,7 +487,7 @@ TEST_F(CublasWorkspace, SimulatedSetWorkspaceFollowsCublas) {
 
 TEST_F(CublasWorkspaceDeathTest, SimulatedGemmWithAFreedWorkspaceFaults) {
   if (!cuda::is_simulated()) GTEST_SKIP() << "simulator only";
-  SKIP_WITHOUT_CACHING();  // without the cache the block is cudaFree'd: another report
+  EMBER_SKIP_WITHOUT_CUDA_CACHING();  // without the cache the block is cudaFree'd: another report
   EXPECT_EXIT(gemm_with_freed_workspace(), ::testing::ExitedWithCode(0),
               "was given a workspace of 4194304 bytes whose start is memory of cuda:0 that the "
               "caching allocator has freed");

@@ -22,6 +22,7 @@
 #include "core/strided_layout.h"
 #include "cuda_policy/elementwise_path.h"
 #include "ember/ember.h"
+#include "support/cuda_skip.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
@@ -288,11 +289,6 @@ int64_t size_of(ScalarType t) {
   return static_cast<int64_t>(element_size(t));
 }
 
-#define REQUIRE_CUDA()                                                                    \
-  if (cuda_devices().empty()) {                                                           \
-    GTEST_SKIP() << "no CUDA device (real or simulated): " << cuda::unavailable_reason(); \
-  }
-
 struct UnaryCase {
   const char* name;
   Tensor (*f)(const Tensor&);
@@ -321,7 +317,7 @@ std::pair<double, double> tolerance(ScalarType t) {
 }
 
 TEST(ElementwisePaths, UnaryOpsMatchTheCpuOnEveryPath) {
-  REQUIRE_CUDA();
+  EMBER_SKIP_WITHOUT_CUDA();
   std::set<ElementwisePath> taken;
   for (ElementwisePath cap : kCaps) {
     PathCap guard(cap);
@@ -376,7 +372,7 @@ const std::vector<BinaryCase> kBinary = {
 };
 
 TEST(ElementwisePaths, BinaryOpsMatchTheCpuOnEveryPath) {
-  REQUIRE_CUDA();
+  EMBER_SKIP_WITHOUT_CUDA();
   for (ElementwisePath cap : kCaps) {
     PathCap guard(cap);
     for (const Device& dev : devices_for(cap)) {
@@ -432,7 +428,7 @@ Tensor cast_source(int64_t n, ScalarType dt, uint64_t seed) {
 }
 
 TEST(ElementwisePaths, CastsMatchTheCpuOnEveryPath) {
-  REQUIRE_CUDA();
+  EMBER_SKIP_WITHOUT_CUDA();
   for (ElementwisePath cap : kCaps) {
     PathCap guard(cap);
     for (const Device& dev : devices_for(cap)) {
@@ -478,7 +474,7 @@ TEST(ElementwisePaths, CastsMatchTheCpuOnEveryPath) {
 }
 
 TEST(ElementwisePaths, FillMatchesTheCpuOnEveryPath) {
-  REQUIRE_CUDA();
+  EMBER_SKIP_WITHOUT_CUDA();
   for (ElementwisePath cap : kCaps) {
     PathCap guard(cap);
     for (const Device& dev : devices_for(cap)) {
@@ -551,7 +547,7 @@ Tensor from_bits(std::vector<T> bits, ScalarType dtype) {
 }
 
 TEST(SixteenBitFloats, ConversionsMatchTheCpuBitForBit) {
-  REQUIRE_CUDA();
+  EMBER_SKIP_WITHOUT_CUDA();
   std::vector<uint16_t> every(65536);
   for (uint32_t i = 0; i < 65536; ++i) every[i] = static_cast<uint16_t>(i);
   const Tensor halves = from_bits(every, kHalf), bfloats = from_bits(every, kBFloat16);
@@ -580,7 +576,7 @@ TEST(SixteenBitFloats, ConversionsMatchTheCpuBitForBit) {
 // index_add accumulates with atomic adds: native 16-bit ones on sm_80+, a compare-and-swap loop
 // elsewhere. Sums of small integers are exact in any order, so the result is the CPU's.
 TEST(SixteenBitFloats, AtomicAddsMatchTheCpu) {
-  REQUIRE_CUDA();
+  EMBER_SKIP_WITHOUT_CUDA();
   for (const Device& dev : cuda_devices()) {
     for (ScalarType dt : {kHalf, kBFloat16}) {
       for (int64_t dim : {0, 1}) {

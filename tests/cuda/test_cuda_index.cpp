@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "ember/ember.h"
+#include "support/cuda_skip.h"
 
 namespace ember {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 class CudaIndex : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+    EMBER_SKIP_WITHOUT_CUDA();
     GTEST_FLAG_SET(death_test_style, "threadsafe");
   }
 };

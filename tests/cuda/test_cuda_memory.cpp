@@ -9,6 +9,7 @@
 
 #include "ember/cuda.h"
 #include "ember/ops.h"
+#include "support/cuda_skip.h"
 
 namespace ember {
 namespace {
@@ -18,18 +19,12 @@ constexpr size_t MiB = 1 << 20;
 class CudaMemory : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+    EMBER_SKIP_WITHOUT_CUDA();
     cuda::synchronize();
     cuda::empty_cache();
     cuda::reset_peak_memory_stats();
   }
 };
-
-// What only holds with the cache on (compute-sanitizer runs and the no-caching CI pass turn it
-// off).
-#define SKIP_WITHOUT_CACHING()                     \
-  if (std::getenv("EMBER_NO_CUDA_MEMORY_CACHING")) \
-  GTEST_SKIP() << "EMBER_NO_CUDA_MEMORY_CACHING is set: this test is about the cache"
 
 // Device numbers were cut to 8 bits and then used unchecked: set_device(257) made cuda:1
 // current, memory_allocated(257) and memory_stats(258) read past the allocator's table of devices.
@@ -74,7 +69,7 @@ TEST_F(CudaMemory, OrdinalsBeyondTheDevicesAreErrors) {
 }
 
 TEST_F(CudaMemory, StatisticsFollowAllocations) {
-  SKIP_WITHOUT_CACHING();
+  EMBER_SKIP_WITHOUT_CUDA_CACHING();
   const size_t base = cuda::memory_allocated();
   {
     Tensor t = empty({1000}, TensorOptions().device("cuda"));  // 4000 B -> 4096 B block
@@ -94,7 +89,7 @@ TEST_F(CudaMemory, StatisticsFollowAllocations) {
 }
 
 TEST_F(CudaMemory, CachedMemoryIsReusedAndEmptyCacheReturnsIt) {
-  SKIP_WITHOUT_CACHING();
+  EMBER_SKIP_WITHOUT_CUDA_CACHING();
   auto opts = TensorOptions().device("cuda");
   void* first;
   {

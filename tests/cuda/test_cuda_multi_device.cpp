@@ -9,6 +9,7 @@
 #include "ember/cuda.h"
 #include "ember/nn.h"
 #include "ember/ops.h"
+#include "support/cuda_skip.h"
 #include "support/test_util.h"
 
 namespace ember {
@@ -17,8 +18,7 @@ namespace {
 class CudaMultiDevice : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
-    if (cuda::device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    EMBER_SKIP_WITHOUT_CUDA_DEVICES(2);
     cuda::set_device(0);
   }
 };

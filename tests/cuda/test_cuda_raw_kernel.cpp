@@ -15,6 +15,7 @@
 #include "ember/cuda.h"
 #include "ember/cuda_kernel.h"
 #include "ember/ops.h"
+#include "support/cuda_skip.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
 
@@ -125,7 +126,7 @@ TEST_F(RawKernels, CompileErrorsShowNvrtcsLogWithLines) {
 }
 
 TEST_F(RawKernels, ArgumentsAreCheckedBeforeAnyLaunch) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   RawKernel add(kAdd, "add");
   Tensor a = ones({8}, TensorOptions().device("cuda:0"));
   Tensor host = ones({8});
@@ -148,7 +149,7 @@ TEST_F(RawKernels, ArgumentsAreCheckedBeforeAnyLaunch) {
 }
 
 TEST_F(RawKernels, LaunchesMatchTheCpu) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   const int n = 1000;
   Tensor a = randn({n}), b = randn({n});
   Tensor y = empty({n}, TensorOptions().device("cuda"));
@@ -179,7 +180,7 @@ extern "C" __global__ void block_sum(const float* x, float* total, int n) {
 })";
 
 TEST_F(RawKernels, SharedMemoryBarriersShufflesAndAtomicsRun) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   const int n = 1000, threads = 128;
   Tensor x = rand({n});
   Tensor total = zeros({1}, TensorOptions().device("cuda:0"));
@@ -190,7 +191,7 @@ TEST_F(RawKernels, SharedMemoryBarriersShufflesAndAtomicsRun) {
 }
 
 TEST_F(RawKernels, RunOnTheCurrentDeviceAndStream) {
-  if (cuda::device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+  EMBER_SKIP_WITHOUT_CUDA_DEVICES(2);
   RawKernel add(kAdd, "add");
   const int n = 300;
   Tensor a = randn({n}), b = randn({n});
@@ -295,7 +296,7 @@ struct CubeOnGpu : autograd::Function<CubeOnGpu> {
 };
 
 TEST_F(RawKernels, CustomForwardAndBackwardKernelsPassFiniteDifferences) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   testing::expect_gradients_match_finite_differences(
       [](const std::vector<Tensor>& in) { return CubeOnGpu::apply(in[0]); }, {randn({3, 5})},
       Device(kCUDA, 0), "cube via RawKernel");

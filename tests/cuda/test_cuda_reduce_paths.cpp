@@ -17,6 +17,7 @@
 #include "cuda/reduce_paths.h"
 #include "cuda/softmax_plan.h"
 #include "ember/ember.h"
+#include "support/cuda_skip.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
@@ -296,7 +297,7 @@ TEST(CudaReducePaths, SimulatedShapesTakeEveryPath) {
 }
 
 TEST(CudaReducePaths, EveryOpDtypeAndPathMatchesTheCpu) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   const std::vector<ScalarType> dtypes = {kFloat, kDouble, kHalf, kBFloat16, kLong, kInt, kBool};
   for (const ReduceCase& c : reduce_cases()) {
     const std::vector<int64_t> dims = all_dims(c);
@@ -361,7 +362,7 @@ TEST(CudaReducePaths, EveryOpDtypeAndPathMatchesTheCpu) {
 }
 
 TEST(CudaReducePaths, SumsAreBitwiseReproducibleOnEveryPath) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   for (const ReduceCase& c : reduce_cases()) {
     const std::vector<int64_t> dims = all_dims(c);
     const Tensor values = input_for(c, kFloat, et::seed_for(c.name + " twice"));
@@ -374,7 +375,7 @@ TEST(CudaReducePaths, SumsAreBitwiseReproducibleOnEveryPath) {
 }
 
 TEST(CudaReducePaths, NaNAndInfinityPropagateOnEveryPath) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   for (const ReduceCase& c : reduce_cases()) {
@@ -444,7 +445,7 @@ void expect_softmax_matches_cpu(const Tensor& x, int64_t dim, const std::string&
 }  // namespace
 
 TEST(CudaSoftmaxPaths, RowLengthsDtypesAndAlignment) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
     for (int64_t D : {1, 31, 32, 33, 1000, 4096}) {
       const int64_t rows = D >= 1000 ? 3 : 11;
@@ -462,7 +463,7 @@ TEST(CudaSoftmaxPaths, RowLengthsDtypesAndAlignment) {
 }
 
 TEST(CudaSoftmaxPaths, InfinityMasksAndNaNRows) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   const double inf = std::numeric_limits<double>::infinity();
   for (ScalarType dt : {kFloat, kDouble, kHalf}) {
     for (int64_t D : {5, 33, 1000}) {
@@ -488,7 +489,7 @@ TEST(CudaSoftmaxPaths, InfinityMasksAndNaNRows) {
 }
 
 TEST(CudaSoftmaxPaths, OtherDimsAreStrided) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   for (ScalarType dt : {kFloat, kDouble, kHalf}) {
     manual_seed(et::seed_for("strided softmax") + static_cast<int>(dt));
     const Tensor x = (randn({4, 33, 5}) * 2).to(dt);
@@ -545,7 +546,7 @@ void expect_arg_matches_cpu(const Tensor& x_cpu, int64_t dim, const std::string&
 }  // namespace
 
 TEST(CudaArgRows, TiesNaNsAndSplitsMatchTheCpu) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   struct Shape {
     std::vector<int64_t> sizes;
     const char* name;

@@ -5,15 +5,14 @@
 
 #include "ember/cuda.h"
 #include "ember/ops.h"
+#include "support/cuda_skip.h"
 
 namespace ember {
 namespace {
 
 class CudaStreams : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
-  }
+  void SetUp() override { EMBER_SKIP_WITHOUT_CUDA(); }
 };
 
 TEST_F(CudaStreams, DefaultAndCurrentStream) {

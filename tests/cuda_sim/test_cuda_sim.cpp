@@ -12,6 +12,7 @@
 #include "ember/cuda.h"
 #include "ember/nn.h"
 #include "ember/ops.h"
+#include "support/cuda_skip.h"
 #if defined(EMBER_TEST_WITH_SIM)
 #include "cuda_sim.h"
 #endif
@@ -135,7 +136,7 @@ TEST_F(CudaSim, KernelGivenFreedMemoryIsReportedByName) {
 }
 
 TEST_F(CudaSim, StickyErrorPersistsOnItsDeviceOnly) {
-  if (cuda::device_count() < 2) GTEST_SKIP() << "needs two devices";
+  EMBER_SKIP_WITHOUT_CUDA_DEVICES(2);
   EXPECT_EXIT(fault_on_cuda0_only(), ::testing::ExitedWithCode(0), "memory of cuda:1");
 }
 
@@ -147,8 +148,8 @@ TEST_F(CudaSim, CudaFreedMemoryStaysInaccessible) {
 // A training step's index work (gather, index_select, cross_entropy forward and backward, the
 // scatter_add of gather's gradient) queues kernels and never waits for the device.
 TEST_F(CudaSim, IndexOpsInATrainingStepNeverWaitForTheDevice) {
-  if (std::getenv("EMBER_NO_CUDA_MEMORY_CACHING"))
-    GTEST_SKIP() << "without the cache every free is a cudaFree, which waits (as on a GPU)";
+  // Without the cache every free is a cudaFree, which waits (as on a GPU).
+  EMBER_SKIP_WITHOUT_CUDA_CACHING();
   const Device d("cuda:0");
   Tensor logits = randn({64, 10}).to(d).requires_grad_();
   Tensor target = randint(0, 10, {64}).to(d);

@@ -11,6 +11,7 @@
 #include "ember/distributed.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
+#include "support/cuda_skip.h"
 #include "support/multi_process.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
@@ -230,9 +231,7 @@ TEST_P(Collectives, AsyncWorkCompletesInIssueOrder) {
 }
 
 TEST_P(Collectives, CudaTensorsTravelThroughHostMemory) {
-  if (!ember::cuda::is_available()) {
-    GTEST_SKIP() << "needs a CUDA device: " << ember::cuda::unavailable_reason();
-  }
+  EMBER_SKIP_WITHOUT_CUDA();
   const int world = GetParam();
   run(world, [world] {
     init();

@@ -11,6 +11,7 @@
 #include "ember/nn/parallel/distributed_data_parallel.h"
 #include "ember/ops.h"
 #include "ember/optim.h"
+#include "support/cuda_skip.h"
 #include "support/multi_process.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
@@ -350,9 +351,7 @@ TEST_P(DDP, MistakesAreNamed) {
 }
 
 TEST_P(DDP, ReplicasOnCudaDevices) {
-  if (!ember::cuda::is_available()) {
-    GTEST_SKIP() << "needs CUDA devices: " << ember::cuda::unavailable_reason();
-  }
+  EMBER_SKIP_WITHOUT_CUDA();
   const int world = GetParam();
   run(world, [world] {
     init();

@@ -13,6 +13,7 @@
 #include "ember/nn/parallel/data_parallel.h"
 #include "ember/ops.h"
 #include "ember/optim.h"
+#include "support/cuda_skip.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
@@ -25,24 +26,6 @@ using ember::testing::expect_close;
 
 namespace {
 
-bool two_devices(std::string* why) {
-  if (!ember::cuda::is_available()) {
-    *why = ember::cuda::unavailable_reason();
-    return false;
-  }
-  if (ember::cuda::device_count() < 2) {
-    *why = "only one CUDA device";
-    return false;
-  }
-  return true;
-}
-
-#define REQUIRE_TWO_DEVICES()                                                \
-  do {                                                                       \
-    std::string why;                                                         \
-    if (!two_devices(&why)) GTEST_SKIP() << "needs 2 CUDA devices: " << why; \
-  } while (0)
-
 nn::Sequential make_mlp(uint64_t seed) {
   ember::manual_seed(seed);
   return nn::Sequential(nn::Linear(6, 16), nn::Tanh(), nn::Linear(16, 16), nn::Tanh(),
@@ -52,7 +35,7 @@ nn::Sequential make_mlp(uint64_t seed) {
 const Device kCuda0(ember::kCUDA, 0), kCuda1(ember::kCUDA, 1);
 
 TEST(DataParallel, GradientsEqualSingleDevice) {
-  REQUIRE_TWO_DEVICES();
+  EMBER_SKIP_WITHOUT_CUDA_DEVICES(2);
   auto model = make_mlp(1), reference = make_mlp(1);
   model->to(kCuda0);
   reference->to(kCuda0);
@@ -75,7 +58,7 @@ TEST(DataParallel, GradientsEqualSingleDevice) {
 }
 
 TEST(DataParallel, SgdTrainingEqualsSingleDevice) {
-  REQUIRE_TWO_DEVICES();
+  EMBER_SKIP_WITHOUT_CUDA_DEVICES(2);
   auto model = make_mlp(3), reference = make_mlp(3);
   model->to(kCuda0);
   reference->to(kCuda0);
@@ -126,7 +109,7 @@ struct ProbeImpl : nn::Cloneable<ProbeImpl> {
 EMBER_MODULE(Probe);
 
 TEST(DataParallel, ReplicasRunOnTheirDevicesInTheirOwnThreads) {
-  REQUIRE_TWO_DEVICES();
+  EMBER_SKIP_WITHOUT_CUDA_DEVICES(2);
   Probe probe;
   probe->to(kCuda0);
   auto dp = nn::DataParallel(probe, std::vector<int>{0, 1});
@@ -147,7 +130,7 @@ TEST(DataParallel, ReplicasRunOnTheirDevicesInTheirOwnThreads) {
 }
 
 TEST(DataParallel, BatchNormStatisticsFollowTheFirstDevice) {
-  REQUIRE_TWO_DEVICES();
+  EMBER_SKIP_WITHOUT_CUDA_DEVICES(2);
   ember::manual_seed(4);
   auto model = nn::Sequential(nn::Linear(4, 4), nn::BatchNorm1d(4));
   model->to(kCuda0);
@@ -168,7 +151,7 @@ TEST(DataParallel, BatchNormStatisticsFollowTheFirstDevice) {
 }
 
 TEST(DataParallel, MistakesAreNamed) {
-  REQUIRE_TWO_DEVICES();
+  EMBER_SKIP_WITHOUT_CUDA_DEVICES(2);
   auto on_cpu = make_mlp(6);
   auto dp = nn::DataParallel(on_cpu, std::vector<int>{0, 1});
   std::string msg = error_of<ember::DeviceError>([&] { dp(ember::randn({4, 6})); });

@@ -6,6 +6,7 @@
 #include "ember/cuda.h"
 #include "ember/nn.h"
 #include "ember/ops.h"
+#include "support/cuda_skip.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
@@ -102,9 +103,7 @@ TEST(Clone, UserModulesDerivingCloneable) {
 }
 
 TEST(Clone, ToAnotherDevice) {
-  if (!ember::cuda::is_available()) {
-    GTEST_SKIP() << "needs a CUDA device: " << ember::cuda::unavailable_reason();
-  }
+  EMBER_SKIP_WITHOUT_CUDA();
   ember::manual_seed(3);
   auto model = nn::Sequential(nn::Linear(5, 5), nn::BatchNorm1d(5), nn::Linear(5, 2));
   const ember::Device dev(ember::kCUDA,

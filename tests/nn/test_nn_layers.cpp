@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "support/cuda_skip.h"
 #include "support/torch_oracle.h"
 
 using namespace ember;
@@ -440,7 +441,7 @@ TEST(NnLayers, SmallCnnTrainingStepMatchesPyTorch) {
 }
 
 TEST(NnLayers, CudaMatchesCpu) {
-  if (!cuda::is_available()) GTEST_SKIP() << "no CUDA device: the CPU run above covers the math";
+  EMBER_SKIP_WITHOUT_CUDA();
   manual_seed(7);
   auto net = nn::Sequential(nn::Conv2d(nn::Conv2dOptions(2, 4, 3).padding(1).groups(2)),
                             nn::BatchNorm2d(4), nn::ReLU(), nn::AvgPool2d(2),

@@ -14,6 +14,7 @@
 #include "ember/nn/functional.h"
 #include "ember/nn/ops.h"
 #include "ember/tensor_data.h"
+#include "support/cuda_skip.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
@@ -842,9 +843,7 @@ TEST_P(BackendParity, Cpu) {
 }
 
 TEST_P(BackendParity, Cuda) {
-  if (!cuda::is_available()) {
-    GTEST_SKIP() << "no CUDA device to compare with the CPU: " << cuda::unavailable_reason();
-  }
+  EMBER_SKIP_WITHOUT_CUDA();
   const OpRow& row = GetParam();
   std::vector<Tensor> inputs = make_inputs(row);
   Tensor reference = row.fn(inputs);
@@ -1032,9 +1031,7 @@ TEST(BackendParityHarness, NonContiguousKeepsValuesAndChangesLayout) {
 // Inputs are drawn on the CPU and copied, but the generator itself must agree across devices too:
 // the same Philox seed gives the same numbers on every device.
 TEST(BackendParityRandom, SameSeedSameNumbersOnEveryDevice) {
-  if (!cuda::is_available()) {
-    GTEST_SKIP() << "no CUDA device to compare with the CPU: " << cuda::unavailable_reason();
-  }
+  EMBER_SKIP_WITHOUT_CUDA();
   auto draw = [](Device device) {
     manual_seed(1234);
     Tensor u = rand({1000}, TensorOptions().device(device));

@@ -31,6 +31,7 @@
 #include "ember/cuda.h"
 #include "ember/op_table.h"
 #include "ember/tensor_data.h"
+#include "support/cuda_skip.h"
 #include "support/elementwise_oracle.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
@@ -323,9 +324,7 @@ TEST_P(OpDatabase, Cpu) {
 }
 
 TEST_P(OpDatabase, Cuda) {
-  if (!cuda::is_available()) {
-    GTEST_SKIP() << "no CUDA device to compare with the CPU: " << cuda::unavailable_reason();
-  }
+  EMBER_SKIP_WITHOUT_CUDA();
   const OpInfo& op = GetParam();
   for (const Device& device : cuda_devices()) {
     expect_forms_match(op, make_inputs(op, op.x.dtype), device, "");

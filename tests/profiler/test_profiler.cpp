@@ -16,6 +16,7 @@
 #include "core/listener.h"
 #include "ember/ember.h"
 #include "ember/profiler.h"
+#include "support/cuda_skip.h"
 #include "support/test_util.h"
 
 namespace ember {
@@ -456,8 +457,8 @@ TEST(ProfilerScope, RangesEndedOutOfOrderKeepTheStackIntact) {
 }
 
 TEST(ProfilerScope, CpuOnlyActivityRecordsNoGpuTime) {
+  EMBER_SKIP_WITHOUT_CUDA();
   const auto devices = testing::cuda_devices();
-  if (devices.empty()) GTEST_SKIP() << "no CUDA device: " << cuda::unavailable_reason();
   Tensor x = ones({4}, TensorOptions().device(devices[0]));
   profiler::profile prof({ProfilerActivity::CPU});
   Tensor y = x + 1.0;

@@ -21,6 +21,7 @@
 #include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/serialize.h"
+#include "support/cuda_skip.h"
 #include "support/temp_dir.h"
 
 using ember::Tensor;
@@ -186,8 +187,7 @@ TEST(Safetensors, RoundTripsEveryDtype) {
 // Tensors saved from CUDA devices (non-contiguous and 16-bit ones included) load on the CPU with
 // the same bytes, and load back onto a device (a GPU, or the simulator's in CI).
 TEST(Safetensors, SavedFromCudaLoadsOnTheCpu) {
-  if (!ember::cuda::is_available())
-    GTEST_SKIP() << "no CUDA device: " << ember::cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   TempDir dir;
   auto state = all_dtypes_state();
   std::map<std::string, ember::Tensor> on_device;

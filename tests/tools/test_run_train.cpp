@@ -12,6 +12,7 @@
 
 #include "ember/cuda.h"
 #include "ember/data/fashion_mnist.h"
+#include "support/cuda_skip.h"
 #include "support/test_util.h"
 
 namespace fs = std::filesystem;
@@ -110,9 +111,7 @@ TEST(EmberRunTrain, NonFiniteLossStopsEveryRank) {
 
 TEST(EmberRunTrain, MlpDataParallelOneCudaDevicePerRank) {
   if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
-  if (!ember::cuda::is_available() || ember::cuda::device_count() < 2) {
-    GTEST_SKIP() << "needs 2 CUDA devices: " << ember::cuda::unavailable_reason();
-  }
+  EMBER_SKIP_WITHOUT_CUDA_DEVICES(2);
   if (!ember::cuda::is_simulated()) GTEST_SKIP() << "real GPUs train with NCCL (checked by hand)";
   expect_data_parallel_run("cuda", "cuda:", "cuda");
 }

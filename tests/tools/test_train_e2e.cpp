@@ -17,6 +17,7 @@
 #include "ember/ember.h"
 #include "ember/serialize_module.h"
 #include "ember_train/models.h"
+#include "support/cuda_skip.h"
 
 namespace fs = std::filesystem;
 
@@ -161,8 +162,7 @@ TEST(TrainE2E, MlpTwoEpochsOnASubset) {
 // on the device) has nothing to fix; the report covers the first 20 steps.
 TEST(TrainE2E, AuditOfTheTrainingLoopOnCuda) {
   if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
-  if (!ember::cuda::is_available())
-    GTEST_SKIP() << "no CUDA device: " << ember::cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   const fs::path out = fresh_dir("audit");
   const Result r =
       run("--model mlp --epochs 1 --batch-size 32 --workers 1 --limit-train 960 "
@@ -218,8 +218,7 @@ TEST(TrainE2E, ProfileWritesATraceOfAFewSteps) {
 
 TEST(TrainE2E, CudaTrainsLikeTheCpuAndItsCheckpointLoadsOnTheCpu) {
   if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
-  if (!ember::cuda::is_available())
-    GTEST_SKIP() << "no CUDA device: " << ember::cuda::unavailable_reason();
+  EMBER_SKIP_WITHOUT_CUDA();
   const std::string common =
       "--model mlp --epochs 1 --batch-size 64 --workers 1 --limit-train 512 --limit-test 128 "
       "--seed 5 --constant-lr --out ";
