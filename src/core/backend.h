@@ -25,8 +25,6 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
               "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   return {low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
 }
-// Inclusive scans: cumsum and cumprod.
-enum class ScanOp : int { Sum, Prod };
 
 class Backend {
  public:

@@ -89,6 +89,8 @@ enum class UnaryOp : int { EMBER_UNARY_OPS(EMBER_ENUM_ENTRY) Count };
 enum class BinaryOp : int { EMBER_BINARY_OPS(EMBER_ENUM_ENTRY) Count };
 enum class ReduceOp : int { EMBER_REDUCE_OPS(EMBER_ENUM_ENTRY) Count };
 #undef EMBER_ENUM_ENTRY
+// Inclusive scans: cumsum and cumprod.
+enum class ScanOp : int { Sum, Prod };
 
 // Parameters some functors take (clamp bounds, exponents, alpha of add/sub).
 struct OpParams {

@@ -4,8 +4,8 @@
 // and a device's result matches the CPU's.
 #include <type_traits>
 
-#include "core/backend.h"
 #include "core/dispatch.h"
+#include "core/ops_list.h"
 #include "ember/macros.h"
 
 namespace ember {
