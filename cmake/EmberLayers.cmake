@@ -9,14 +9,21 @@
 # EMBER_LAYER_<layer>_USES:    the other layers its code may include (listed in full, not
 #                              transitively). The public headers (include/ember) are open to all.
 # Bottom up:
-set(EMBER_LAYERS core backends frontend amp profiler distributed extension cuda_sim)
+set(EMBER_LAYERS kernel_math core backends frontend amp profiler distributed extension cuda_sim)
 
-# Tensors, dtypes, devices, the Backend interface, the kernel math both backends compile, the
-# autograd tape, and the hooks that the layers above attach to (core/listener.h,
-# core/autocast_hook.h). core/tensor.cpp records autograd nodes and autograd/node_impl.h builds
-# tensors, so the two folders are one layer.
+# The kernel math both backends compile, g++ for the CPU and nvcc for CUDA (EMBER_HD): the op
+# lists and their functors, dtype dispatch, Philox, casts, reductions, scans, softmax rows, sort
+# order, pooling windows, the strided layout. Headers only, on the public value types alone
+# (include/ember: dtypes, half, macros, the Tensor of reduce_plan.h and strided_layout.h); every
+# layer above core may include it, as core's headers do (core/backend.h names its op enums).
+set(EMBER_LAYER_kernel_math_FOLDERS kernel_math)
+set(EMBER_LAYER_kernel_math_USES "")
+
+# Tensors, dtypes, devices, the Backend interface, the autograd tape, and the hooks that the layers
+# above attach to (core/listener.h, core/autocast_hook.h). core/tensor.cpp records autograd nodes
+# and autograd/node_impl.h builds tensors, so the two folders are one layer.
 set(EMBER_LAYER_core_FOLDERS core autograd)
-set(EMBER_LAYER_core_USES "")
+set(EMBER_LAYER_core_USES kernel_math)
 
 # The backends: they implement core/backend.h. cuda_stub stands in for cuda and implements one of
 # its headers (cuda/cublas_workspace.h), so both folders are visible in either build. What a GPU
@@ -24,25 +31,25 @@ set(EMBER_LAYER_core_USES "")
 # reaches its headers through the include path). meta computes shapes and no data.
 set(EMBER_LAYER_backends_FOLDERS cuda_policy cpu cpu_dnnl cpu_dnnl_off cuda cuda_stub cuda_nvcc
   cuda_sim/backend meta)
-set(EMBER_LAYER_backends_USES core)
+set(EMBER_LAYER_backends_USES kernel_math core)
 
 # The front ends (include/ember/ops.h, nn, optim, data, serialize): they reach a backend only
 # through core's backend_for().
 set(EMBER_LAYER_frontend_FOLDERS ops nn optim data serialize)
-set(EMBER_LAYER_frontend_USES core)
+set(EMBER_LAYER_frontend_USES kernel_math core)
 
 # Attach to core's hooks: autocast (core/autocast_hook.h) and the profiler (core/listener.h).
 set(EMBER_LAYER_amp_FOLDERS amp)
-set(EMBER_LAYER_amp_USES core)
+set(EMBER_LAYER_amp_USES kernel_math core)
 set(EMBER_LAYER_profiler_FOLDERS profiler)
-set(EMBER_LAYER_profiler_USES core)
+set(EMBER_LAYER_profiler_USES kernel_math core)
 
 # DistributedDataParallel hooks gradients with the front ends' elementwise helpers.
 set(EMBER_LAYER_distributed_FOLDERS distributed)
-set(EMBER_LAYER_distributed_USES core frontend)
+set(EMBER_LAYER_distributed_USES kernel_math core frontend)
 
 set(EMBER_LAYER_extension_FOLDERS extension)
-set(EMBER_LAYER_extension_USES core)
+set(EMBER_LAYER_extension_USES kernel_math core)
 
 # Folders that reach a backend only through the front ends of src/ops (which hold the checks, the
 # dtype rules and the gradients): cmake/check_layers.cmake rejects "core/backend.h" and

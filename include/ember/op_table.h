@@ -12,9 +12,9 @@
 //     device against the CPU and PyTorch, gradients, every dtype, 16-bit sweeps,
 //   - the list of ops in docs/ops.md (checked by that test).
 //
-// What a row does NOT generate is the op itself: the primitive in src/core/ops_list.h, its functor
-// in src/core/functors.h and the front end (dtype rules, gradient) in src/ops/*.cpp stay written by
-// hand (docs/architecture.md, "Adding an op").
+// What a row does NOT generate is the op itself: the primitive in src/kernel_math/ops_list.h, its
+// functor in src/kernel_math/functors.h and the front end (dtype rules, gradient) in src/ops/*.cpp
+// stay written by hand (docs/architecture.md, "Adding an op").
 //
 // Ops with irregular signatures are NOT in the table and are declared by hand in ops.h/tensor.h:
 // add/sub (alpha), div with a rounding mode, pow(Scalar, Tensor), remainder(Scalar, Tensor),
@@ -29,8 +29,8 @@
 //   ember::name(const Tensor&) -> Tensor                  always
 //   Tensor::name() const -> Tensor                        method == 1
 //   Tensor::name_() const -> Tensor&                      inplace == 1 (dtype-keeping ops only)
-//   Prim: the UnaryOp of src/core/ops_list.h the op runs; the in-place method writes through it
-//   directly when nothing is recorded and the tensor is floating. `Composite` for ops that are
+//   Prim: the UnaryOp of src/kernel_math/ops_list.h the op runs; the in-place method writes through
+//   it directly when nothing is recorded and the tensor is floating. `Composite` for ops that are
 //   not one unary kernel (they cannot have inplace == 1).
 //
 // EMBER_OP_TABLE_BINARY(_)  _(name, Prim, scalar, inplace)
@@ -40,7 +40,7 @@
 //   Tensor::name(const Scalar&) const -> Tensor           scalar == 1
 //   Tensor::name_(const Tensor&) const -> Tensor&         inplace == 1 (and name_(const Scalar&)
 //                                                         when scalar == 1)
-//   Prim: the BinaryOp of src/core/ops_list.h (the in-place methods' direct path).
+//   Prim: the BinaryOp of src/kernel_math/ops_list.h (the in-place methods' direct path).
 //
 // EMBER_OP_TABLE_UNARY_ALIASES(_)  _(alias, target, method, inplace)
 //   libtorch's other names of a unary table op: inline ember::alias(a) = ember::target(a), and

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "core/device_audit.h"
-#include "core/ops_list.h"
-#include "core/window2d.h"
 #include "ember/tensor.h"
+#include "kernel_math/ops_list.h"
+#include "kernel_math/window2d.h"
 
 namespace ember {
 
@@ -79,20 +79,20 @@ class Backend {
                            const Tensor& src) = 0;
   // Sorts each row of `in`, a contiguous [..., D] tensor, along its last dim into values (in's
   // dtype) and indices (int64, each element's position in its row), both contiguous of in's
-  // shape, in core/sort_order.h's order: stable, NaN greatest.
+  // shape, in kernel_math/sort_order.h's order: stable, NaN greatest.
   virtual void sort(const Tensor& values, const Tensor& indices, const Tensor& in,
                     bool descending) = 0;
   // Inclusive scan (running sum or product) along the middle dim of in viewed as [outer, D, inner];
-  // in and out contiguous, one dtype (not bool), accumulated in core/scan_acc.h's type.
+  // in and out contiguous, one dtype (not bool), accumulated in kernel_math/scan_acc.h's type.
   virtual void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t D,
                     int64_t inner) = 0;
-  // Sliding windows (core/window2d.h has the layouts); floating dtypes, contiguous tensors.
+  // Sliding windows (kernel_math/window2d.h has the layouts); floating dtypes, contiguous tensors.
   // cols [N, K, L] = the window elements of in [N, C, H, W], zero where a window covers padding.
   virtual void im2col(const Tensor& cols, const Tensor& in, const Window2d& g) = 0;
   // out [N, C, H, W] = for each input element, the sum of the cols entries im2col copied from it.
   virtual void col2im(const Tensor& out, const Tensor& cols, const Window2d& g) = 0;
   // Softmax (log_softmax when log_space) along the middle dim of in viewed as [outer, D, inner]
-  // (core/softmax_row.h has the math); in and out contiguous, one floating dtype.
+  // (kernel_math/softmax_row.h has the math); in and out contiguous, one floating dtype.
   virtual void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t D, int64_t inner,
                        bool log_space) = 0;
   // Its gradient from grad_out and the forward's output out, in the same layout.

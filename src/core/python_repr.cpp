@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "core/device_audit.h"
-#include "core/dispatch.h"
 #include "ember/autograd.h"
 #include "ember/python_names.h"
 #include "ember/tensor.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember {
 namespace {

@@ -5,12 +5,12 @@
 #include "autograd/node_impl.h"
 #include "autograd/record.h"
 #include "core/backend.h"
-#include "core/dispatch.h"
 #include "core/generator.h"
 #include "core/scalar_range.h"
 #include "core/tensor_factory.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember {
 

@@ -1,11 +1,11 @@
 // Mixed-precision kernels for amp::GradScaler on the CPU: the fused unscale + non-finite check
-// over a list of gradients, and the scale update (core/scaling_math.h has the arithmetic, shared
-// with the CUDA kernels).
+// over a list of gradients, and the scale update (kernel_math/scaling_math.h has the arithmetic,
+// shared with the CUDA kernels).
 #include <cmath>
 
-#include "core/dispatch.h"
-#include "core/scaling_math.h"
 #include "cpu/cpu_backend.h"
+#include "kernel_math/dispatch.h"
+#include "kernel_math/scaling_math.h"
 
 namespace ember::cpu {
 namespace {

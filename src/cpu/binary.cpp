@@ -1,9 +1,9 @@
 // Binary elementwise family on the CPU, with contiguous and scalar-operand fast paths.
-#include "core/dispatch.h"
-#include "core/functors.h"
-#include "core/op_switch.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "kernel_math/dispatch.h"
+#include "kernel_math/functors.h"
+#include "kernel_math/op_switch.h"
 
 namespace ember::cpu {
 namespace {

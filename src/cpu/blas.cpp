@@ -11,11 +11,11 @@
 #include <optional>
 #include <vector>
 
-#include "core/dispatch.h"
 #include "core/tensor_factory.h"
 #include "cpu/bf16_gemm.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember::cpu {
 namespace {

@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/cast_value.h"
-#include "core/dispatch.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "kernel_math/cast_value.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember::cpu {
 namespace {

@@ -1,10 +1,10 @@
 // Indexing family on the CPU: index_select, index_add, index_copy, gather, scatter_add.
 // Indices are validated before anything is written, so a bad index leaves `out` untouched and
 // no exception escapes an OpenMP region.
-#include "core/dispatch.h"
 #include "core/tensor_factory.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember::cpu {
 namespace {

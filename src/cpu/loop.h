@@ -1,5 +1,5 @@
 #pragma once
-// The CPU's one strided loop over a StridedLayout (core/strided_layout.h: operands broadcast
+// The CPU's one strided loop over a StridedLayout (kernel_math/strided_layout.h: operands broadcast
 // against the first operand's shape, dims coalesced); the innermost run is handed to a kernel
 // together with the byte strides of that run, so kernels can take a contiguous fast path that the
 // compiler vectorises. Large loops are split across OpenMP threads.
@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <array>
 
-#include "core/strided_layout.h"
 #include "ember/tensor.h"
+#include "kernel_math/strided_layout.h"
 
 namespace ember::cpu {
 

@@ -1,18 +1,18 @@
 // arange and random numbers on the CPU.
 //
-// Random tensors are counter based (src/core/philox.h): element i, counted in row-major order
-// of `out` whatever its strides, is computed from the single Philox block
+// Random tensors are counter based (src/kernel_math/philox.h): element i, counted in row-major
+// order of `out` whatever its strides, is computed from the single Philox block
 // philox4x32_10(offset + i, seed) by philox::uniform_element / normal_element / randint_element.
 // The CUDA backend uses the same functions and the same numbering, so a seed gives the same
 // tensor on both devices, and a non-contiguous output holds the values a contiguous one would.
 #include <cmath>
 
 #include "core/arange_int.h"
-#include "core/cast_value.h"
-#include "core/dispatch.h"
-#include "core/philox.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "kernel_math/cast_value.h"
+#include "kernel_math/dispatch.h"
+#include "kernel_math/philox.h"
 
 namespace ember::cpu {
 namespace {

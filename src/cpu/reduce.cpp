@@ -11,12 +11,12 @@
 #include <algorithm>
 #include <memory>
 
-#include "core/dispatch.h"
-#include "core/functors.h"
-#include "core/reduce_plan.h"
 #include "core/tensor_factory.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "kernel_math/dispatch.h"
+#include "kernel_math/functors.h"
+#include "kernel_math/reduce_plan.h"
 
 namespace ember::cpu {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/scan_acc.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "kernel_math/scan_acc.h"
 
 namespace ember::cpu {
 

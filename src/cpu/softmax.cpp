@@ -1,15 +1,15 @@
-// Softmax and log_softmax on the CPU: one pass set per row (core/softmax_row.h), rows in
+// Softmax and log_softmax on the CPU: one pass set per row (kernel_math/softmax_row.h), rows in
 // parallel. A row of the last dim is contiguous; otherwise its elements are `inner` apart.
 // With vector kernels (cpu/vec_math.h), rows of the last dim run one row per call, and the other
 // dims run blocks of neighbouring columns, one softmax per vector lane.
 #include <algorithm>
 #include <vector>
 
-#include "core/dispatch.h"
-#include "core/softmax_row.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
 #include "cpu/vec_math.h"
+#include "kernel_math/dispatch.h"
+#include "kernel_math/softmax_row.h"
 
 namespace ember::cpu {
 namespace {

@@ -1,12 +1,12 @@
-// Sort family on the CPU: each row of a contiguous [rows, D] tensor sorted by core/sort_order.h's
-// order (stable, NaN greatest), rows split across OpenMP threads.
+// Sort family on the CPU: each row of a contiguous [rows, D] tensor sorted by
+// kernel_math/sort_order.h's order (stable, NaN greatest), rows split across OpenMP threads.
 #include <algorithm>
 #include <numeric>
 #include <vector>
 
-#include "core/sort_order.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "kernel_math/sort_order.h"
 
 namespace ember::cpu {
 

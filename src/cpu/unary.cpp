@@ -1,10 +1,10 @@
 // Unary elementwise family on the CPU: one strided loop, instantiated per op and dtype.
-#include "core/dispatch.h"
-#include "core/functors.h"
-#include "core/op_switch.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
 #include "cpu/vec_math.h"
+#include "kernel_math/dispatch.h"
+#include "kernel_math/functors.h"
+#include "kernel_math/op_switch.h"
 
 namespace ember::cpu {
 namespace {
@@ -89,7 +89,7 @@ void unary_vec_kernel(VecUnaryFn<acc_t<in_t>> f, const Tensor& out, const Tensor
   });
 }
 
-// The vector kernel of `op` where there is one, else its functor (core/op_switch.h).
+// The vector kernel of `op` where there is one, else its functor (kernel_math/op_switch.h).
 template <typename scalar_t>
 void unary_for_dtype(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
   if constexpr (std::is_floating_point_v<acc_t<scalar_t>>) {

@@ -6,7 +6,7 @@
 // per instruction set (src/cpu/simd/) and chosen when the library is first used, so one build runs
 // AVX-512 where the CPU has it and AVX2 elsewhere. EMBER_CPU_CAPABILITY=default|avx2|avx512 caps
 // the choice (as ATEN_CPU_CAPABILITY does in PyTorch). Without SLEEF or on a CPU without AVX2 there
-// are no kernels and the callers keep the scalar functors (core/functors.h).
+// are no kernels and the callers keep the scalar functors (kernel_math/functors.h).
 #include <cstdint>
 #include <type_traits>
 
@@ -16,7 +16,8 @@ namespace ember::cpu {
 
 enum class CpuIsa : int { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
 
-// The ops with a vector kernel; each computes the same formula as its functor in core/functors.h.
+// The ops with a vector kernel; each computes the same formula as its functor in
+// kernel_math/functors.h.
 enum class VecUnary : int {
   kExp,
   kLog,

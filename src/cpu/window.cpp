@@ -1,5 +1,6 @@
-// Sliding windows on the CPU: im2col, col2im and max pooling (core/window2d.h has the layouts).
-// Each parallelises over independent rows or planes, so results never depend on the thread count.
+// Sliding windows on the CPU: im2col, col2im and max pooling (kernel_math/window2d.h has the
+// layouts). Each parallelises over independent rows or planes, so results never depend on the
+// thread count.
 #include <math.h>
 
 #include <algorithm>
@@ -7,9 +8,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/dispatch.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember::cpu {
 namespace {

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 
-#include "core/dispatch.h"
-#include "core/scaling_math.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
+#include "kernel_math/dispatch.h"
+#include "kernel_math/scaling_math.h"
 
 namespace ember::cuda {
 namespace {

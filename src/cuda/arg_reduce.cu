@@ -1,16 +1,16 @@
 // Arg max/min on CUDA (argmax, argmin, max(dim), min(dim)): contiguous rows take a block per row,
 // long rows split across blocks and combined in split order (plan_arg_rows in reduce_paths.h);
-// other layouts one thread per output, scanning as the CPU does (core/reduce_plan.h).
+// other layouts one thread per output, scanning as the CPU does (kernel_math/reduce_plan.h).
 #include <cstdint>
 
-#include "core/functors.h"
-#include "core/reduce_plan.h"
 #include "core/tensor_factory.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 #include "cuda/reduce_paths.h"
 #include "cuda/sm_count.h"
 #include "cuda/warp_reduce.cuh"
+#include "kernel_math/functors.h"
+#include "kernel_math/reduce_plan.h"
 
 namespace ember::cuda {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "core/dispatch.h"
+#include "kernel_math/dispatch.h"
 
 #if defined(__CUDACC__)
 #include <cuda_bf16.h>

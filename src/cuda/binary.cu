@@ -1,8 +1,8 @@
-// Binary elementwise family on CUDA: the functors of src/core/functors.h in the strided loop.
-// The kernels are compiled per dtype group (binary_kernels.cuh, binary_<group>.cu).
-#include "core/dispatch.h"
+// Binary elementwise family on CUDA: the functors of src/kernel_math/functors.h in the strided
+// loop. The kernels are compiled per dtype group (binary_kernels.cuh, binary_<group>.cu).
 #include "cuda/binary_ops.h"
 #include "cuda/cuda_backend.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember::cuda {
 

@@ -2,12 +2,12 @@
 // single nvcc compile dominates the build (one file held every dtype: 290 CPU-seconds for sm_90).
 // Included only by those files; binary.cu dispatches to them through binary_ops.h.
 #pragma once
-#include "core/functors.h"
-#include "core/op_switch.h"
 #include "cuda/binary_ops.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 #include "kernel_assert.cuh"  // src/cuda_nvcc or src/cuda_sim/backend, by CMake
+#include "kernel_math/functors.h"
+#include "kernel_math/op_switch.h"
 
 namespace ember::cuda::detail {
 
@@ -72,7 +72,7 @@ void launch_binary(const Tensor& out, const Tensor& a, const Tensor& b, OpParams
   }
 }
 
-// Launches op's functor (core/op_switch.h rejects a dtype the functor is not compiled for).
+// Launches op's functor (kernel_math/op_switch.h rejects a dtype the functor is not compiled for).
 template <typename scalar_t>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams p) {
   visit_binary_op<scalar_t>(op, a.dtype(), [&](auto f) {

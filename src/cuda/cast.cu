@@ -1,7 +1,7 @@
 // Same-device elementwise copies with casts (any strides, src broadcast to dst), fill and where.
-#include "core/cast_value.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
+#include "kernel_math/cast_value.h"
 
 namespace ember::cuda {
 namespace {

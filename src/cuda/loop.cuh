@@ -1,25 +1,25 @@
 #pragma once
 // The CUDA backend's elementwise loop (the counterpart of src/cpu/loop.h), over the same
-// StridedLayout (core/strided_layout.h) built on the host. launch_elementwise runs one of four
-// paths (src/cuda_policy/elementwise_path.h says which and why): the Vectorized one for functors
-// with a vector form (vector_form.cuh), otherwise a thread computes its operands' pointers from
-// the linear index, in 32-bit arithmetic where the layout fits, and calls the functor with char*
-// pointers to its elements. Launched on the current stream.
+// StridedLayout (kernel_math/strided_layout.h) built on the host. launch_elementwise runs one of
+// four paths (src/cuda_policy/elementwise_path.h says which and why): the Vectorized one for
+// functors with a vector form (vector_form.cuh), otherwise a thread computes its operands' pointers
+// from the linear index, in 32-bit arithmetic where the layout fits, and calls the functor with
+// char* pointers to its elements. Launched on the current stream.
 #include <array>
 #include <cstdint>
 
-#include "core/dispatch.h"
-#include "core/strided_layout.h"
 #include "cuda/cuda_internal.h"
 #include "cuda/launch.cuh"
 #include "cuda/vector_form.cuh"
 #include "cuda_policy/elementwise_path.h"
+#include "kernel_math/dispatch.h"
+#include "kernel_math/strided_layout.h"
 
 namespace ember::cuda {
 
 constexpr int kThreads = 256;
 
-// The host-side layout (core/strided_layout.h), passed to kernels by value.
+// The host-side layout (kernel_math/strided_layout.h), passed to kernels by value.
 template <int N>
 using Layout = StridedLayout<N>;
 

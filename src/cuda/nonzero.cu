@@ -2,11 +2,11 @@
 // mask, one thread turns the counts into offsets and the total, and after the host has read the
 // total (the one wait, which PyTorch's nonzero has too: the output's size depends on it) each
 // block writes its elements' coordinates from its offset, in row-major order.
-#include "core/strided_layout.h"
 #include "core/tensor_factory.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/launch.cuh"
 #include "cuda/loop.cuh"
+#include "kernel_math/strided_layout.h"
 
 namespace ember::cuda {
 namespace {

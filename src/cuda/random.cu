@@ -4,10 +4,10 @@
 #include <cmath>
 
 #include "core/arange_int.h"
-#include "core/cast_value.h"
-#include "core/philox.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
+#include "kernel_math/cast_value.h"
+#include "kernel_math/philox.h"
 
 namespace ember::cuda {
 namespace {

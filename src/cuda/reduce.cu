@@ -1,9 +1,9 @@
 // Reduction family on CUDA: Sum/Prod/Max/Min/Any/All over any set of dims (the kernels and their
 // paths: reduce_kernels.cuh, compiled per dtype group in reduce_<group>.cu); arg max/min is
 // arg_reduce.cu.
-#include "core/dispatch.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/reduce_ops.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember::cuda {
 

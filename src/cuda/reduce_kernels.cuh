@@ -2,8 +2,9 @@
 // The reduction kernels (Sum/Prod/Max/Min/Any/All over any set of dims), instantiated per dtype
 // group in reduce_<group>.cu so that no single nvcc compile dominates the build; reduce.cu
 // dispatches to them through reduce_ops.h.
-// Kept dims and reduced dims are coalesced on the host by core/reduce_plan.h (shared with the CPU);
-// plan_reduction (cuda/reduce_paths.h) picks one of the kernels below and its launch shape:
+// Kept dims and reduced dims are coalesced on the host by kernel_math/reduce_plan.h (shared with
+// the CPU); plan_reduction (cuda/reduce_paths.h) picks one of the kernels below and its launch
+// shape:
 //   Thread  - one thread per output (short rows, empty reductions);
 //   Column  - the kept innermost dim is contiguous (sum(0) of a matrix): lanes take adjacent
 //             outputs, so every warp load reads adjacent elements of one row;
@@ -18,8 +19,6 @@
 #include <atomic>
 #include <cstdint>
 
-#include "core/functors.h"
-#include "core/reduce_plan.h"
 #include "core/tensor_factory.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
@@ -27,6 +26,8 @@
 #include "cuda/reduce_paths.h"
 #include "cuda/sm_count.h"
 #include "cuda/warp_reduce.cuh"
+#include "kernel_math/functors.h"
+#include "kernel_math/reduce_plan.h"
 
 namespace ember::cuda::detail {
 

@@ -1,12 +1,12 @@
 #pragma once
 // Which kernel a CUDA reduction runs and how it is launched, decided on the host from the
-// coalesced layout (core/reduce_plan.h) and the GPU's SM count. Plain C++ so that the tests check
-// the choice for GPU-sized shapes without a GPU (tests/cuda/test_cuda_reduce_paths.cpp). The
+// coalesced layout (kernel_math/reduce_plan.h) and the GPU's SM count. Plain C++ so that the tests
+// check the choice for GPU-sized shapes without a GPU (tests/cuda/test_cuda_reduce_paths.cpp). The
 // kernels are in reduce.cu; each path's comment says how its reads coalesce.
 #include <algorithm>
 #include <cstdint>
 
-#include "core/reduce_plan.h"
+#include "kernel_math/reduce_plan.h"
 
 namespace ember::cuda {
 

@@ -1,9 +1,9 @@
 // Scan family on CUDA: cumsum and cumprod along the middle dim of [outer, D, inner]. One thread
-// per (outer, inner) line runs the scan serially in core/scan_acc.h's type, the same order of
-// operations as the CPU; neighbouring threads read neighbouring elements when inner > 1.
-#include "core/scan_acc.h"
+// per (outer, inner) line runs the scan serially in kernel_math/scan_acc.h's type, the same order
+// of operations as the CPU; neighbouring threads read neighbouring elements when inner > 1.
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
+#include "kernel_math/scan_acc.h"
 
 namespace ember::cuda {
 namespace {

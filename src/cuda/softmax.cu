@@ -9,18 +9,18 @@
 //     the output once into the cache the same way.
 //   Strided (another dim): one thread per row, rows `inner` apart, so adjacent threads read
 //     adjacent elements; the same online pass, then the write pass.
-// The math is core/softmax_row.h's (the CPU's): y = exp(x - max) / sum, log: (x - max) - log(sum),
-// and a NaN anywhere in a row makes the row NaN; only the summation order differs.
+// The math is kernel_math/softmax_row.h's (the CPU's): y = exp(x - max) / sum, log: (x - max) -
+// log(sum), and a NaN anywhere in a row makes the row NaN; only the summation order differs.
 #include <math.h>
 
 #include <cstdint>
 #include <initializer_list>
 
-#include "core/softmax_row.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 #include "cuda/softmax_plan.h"
 #include "cuda/warp_reduce.cuh"
+#include "kernel_math/softmax_row.h"
 
 namespace ember::cuda {
 namespace {

@@ -1,13 +1,14 @@
-// Sort family on CUDA: each row of a contiguous [rows, D] tensor sorted by core/sort_order.h's
-// order (stable, NaN greatest). Rows up to kSharedSortLength elements are sorted by one block
-// each in shared memory with a bitonic network (the row padded to a power of two; padding sorts
-// last). Longer rows are merge sorted in global memory: ceil(log2 D) passes, each placing every
-// element of a run at its own position plus its rank in the neighbouring run (a binary search),
-// so a pass is one thread per element and needs no synchronisation inside the kernel.
-#include "core/sort_order.h"
+// Sort family on CUDA: each row of a contiguous [rows, D] tensor sorted by
+// kernel_math/sort_order.h's order (stable, NaN greatest). Rows up to kSharedSortLength elements
+// are sorted by one block each in shared memory with a bitonic network (the row padded to a power
+// of two; padding sorts last). Longer rows are merge sorted in global memory: ceil(log2 D) passes,
+// each placing every element of a run at its own position plus its rank in the neighbouring run (a
+// binary search), so a pass is one thread per element and needs no synchronisation inside the
+// kernel.
 #include "core/tensor_factory.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
+#include "kernel_math/sort_order.h"
 
 namespace ember::cuda {
 namespace {

@@ -1,8 +1,8 @@
-// Unary elementwise family on CUDA: the functors of src/core/functors.h in the strided loop.
+// Unary elementwise family on CUDA: the functors of src/kernel_math/functors.h in the strided loop.
 // The kernels are compiled per dtype group (unary_kernels.cuh, unary_<group>.cu).
-#include "core/dispatch.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/unary_ops.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember::cuda {
 

@@ -2,11 +2,11 @@
 // single nvcc compile dominates the build. Included only by those files; unary.cu dispatches to
 // them through unary_ops.h.
 #pragma once
-#include "core/functors.h"
-#include "core/op_switch.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 #include "cuda/unary_ops.h"
+#include "kernel_math/functors.h"
+#include "kernel_math/op_switch.h"
 
 namespace ember::cuda::detail {
 
@@ -23,8 +23,8 @@ struct UnaryFn {
   }
 };
 
-// Launches op's functor over `in` (core/op_switch.h rejects a dtype the functor is not compiled
-// for, which its front end never passes).
+// Launches op's functor over `in` (kernel_math/op_switch.h rejects a dtype the functor is not
+// compiled for, which its front end never passes).
 template <typename scalar_t>
 void unary_typed(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) {
   visit_unary_op<scalar_t>(op, in.dtype(), [&](auto f) {

@@ -1,5 +1,5 @@
 // Sliding windows on CUDA: im2col, col2im and max pooling, one thread per element written, with
-// the per-window math of core/window2d.h (the CPU tests check the same functions). col2im is
+// the per-window math of kernel_math/window2d.h (the CPU tests check the same functions). col2im is
 // the gather form, so no atomics are needed and the result does not depend on scheduling.
 #include <math.h>
 

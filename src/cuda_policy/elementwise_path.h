@@ -13,8 +13,8 @@
 //  - Strided64: numel or a byte offset beyond 2^31 - 1: 64-bit index and div/mod.
 #include <cstdint>
 
-#include "core/strided_layout.h"
 #include "ember/macros.h"
+#include "kernel_math/strided_layout.h"
 
 namespace ember::cuda_policy {
 

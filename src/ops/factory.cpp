@@ -4,13 +4,13 @@
 
 #include "core/backend.h"
 #include "core/checked_size.h"
-#include "core/dispatch.h"
 #include "core/generator.h"
 #include "core/scalar_range.h"
 #include "core/tensor_factory.h"
 #include "ember/cuda.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember {
 

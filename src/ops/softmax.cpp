@@ -1,5 +1,5 @@
-// softmax and log_softmax: one backend kernel each way (core/softmax_row.h has the math), with
-// the row maximum subtracted first so exp cannot overflow. The composite of primitives (amax,
+// softmax and log_softmax: one backend kernel each way (kernel_math/softmax_row.h has the math),
+// with the row maximum subtracted first so exp cannot overflow. The composite of primitives (amax,
 // sub, exp, sum, div) stays as the reference in the tests and as the gradient rule when a graph
 // of the backward is asked for (create_graph).
 #include "autograd/record.h"

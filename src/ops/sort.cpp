@@ -1,6 +1,6 @@
 // sort, argsort and topk. The sorted dim is moved last and made contiguous, the backend sorts
-// each row (stable, NaN greatest: core/sort_order.h), and the results are moved back. topk is the
-// first k of a sort. The gradient scatters back through the indices (gather's backward).
+// each row (stable, NaN greatest: kernel_math/sort_order.h), and the results are moved back. topk
+// is the first k of a sort. The gradient scatters back through the indices (gather's backward).
 #include <tuple>
 
 #include "autograd/record.h"

@@ -1,11 +1,11 @@
 #pragma once
 // The front ends of convolution and pooling (internal; nn/conv.cpp and nn/pooling.cpp call them):
-// the backend's sliding-window kernels (core/window2d.h has the layouts) and the convolution's
-// GEMM, each with its gradient, so that src/nn reaches no backend itself.
+// the backend's sliding-window kernels (kernel_math/window2d.h has the layouts) and the
+// convolution's GEMM, each with its gradient, so that src/nn reaches no backend itself.
 #include <tuple>
 
-#include "core/window2d.h"
 #include "ember/tensor.h"
+#include "kernel_math/window2d.h"
 
 namespace ember {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The names ops have in the profiler ("ember::exp", "ember::add", "ember::sum"), made from the
-// enum names of core/ops_list.h, so a new op is named without touching the profiler.
-#include "core/ops_list.h"
+// enum names of kernel_math/ops_list.h, so a new op is named without touching the profiler.
+#include "kernel_math/ops_list.h"
 
 namespace ember::profiler::detail {
 

@@ -1,8 +1,8 @@
 // Floating -> integer and -> bool casts follow PyTorch's CPU semantics on every device
-// (src/core/cast_value.h): truncate to int64, then wrap into the narrow type, so -1.0 -> uint8 is
-// 255 on CUDA too (a GPU's own conversion saturates it to 0). Values outside int64 (and NaN, inf)
-// are implementation defined in PyTorch as well: for them only well-definedness (UBSan build) and
-// agreement between devices are checked.
+// (src/kernel_math/cast_value.h): truncate to int64, then wrap into the narrow type, so -1.0 ->
+// uint8 is 255 on CUDA too (a GPU's own conversion saturates it to 0). Values outside int64 (and
+// NaN, inf) are implementation defined in PyTorch as well: for them only well-definedness (UBSan
+// build) and agreement between devices are checked.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cast_value.h"
 #include "ember/tensor_data.h"
+#include "kernel_math/cast_value.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 

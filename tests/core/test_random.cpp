@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/backend.h"
-#include "core/philox.h"
 #include "ember/ops.h"
+#include "kernel_math/philox.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 

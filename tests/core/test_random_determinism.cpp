@@ -1,8 +1,8 @@
-// Random numbers and arange are bit-identical on every device (src/core/philox.h): Box-Muller
-// uses philox::det_log / det_cos (+ - * / only, no libm or libdevice), and every multiply-add is
-// rounded twice (mul_rn / add_rn), never fused into an FMA. Checks the accuracy of det_log and
-// det_cos against long double, golden float64 values computed here step by step, and CPU vs
-// CUDA equality bit for bit on every device.
+// Random numbers and arange are bit-identical on every device (src/kernel_math/philox.h):
+// Box-Muller uses philox::det_log / det_cos (+ - * / only, no libm or libdevice), and every
+// multiply-add is rounded twice (mul_rn / add_rn), never fused into an FMA. Checks the accuracy of
+// det_log and det_cos against long double, golden float64 values computed here step by step, and
+// CPU vs CUDA equality bit for bit on every device.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/philox.h"
 #include "ember/ops.h"
+#include "kernel_math/philox.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 

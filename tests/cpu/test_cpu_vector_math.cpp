@@ -3,7 +3,7 @@
 //   and a dense grid where the functions do their work, within SLEEF's 1-ULP bound for exp, log,
 //   log1p and tanh, and within a bound derived from the formula for the activations built on them;
 // - special values (±0, ±inf, NaN, subnormals, overflow and underflow thresholds) giving what the
-//   scalar functors (core/functors.h) give;
+//   scalar functors (kernel_math/functors.h) give;
 // - softmax rows of lengths around the vector widths against long double, and rows with -inf
 //   masks, very large negative inputs, NaN and +inf against the scalar row math;
 // - the tensor ops that use them against PyTorch in float32, float64, float16 and bfloat16,
@@ -16,10 +16,10 @@
 #include <random>
 #include <vector>
 
-#include "core/functors.h"
-#include "core/softmax_row.h"
 #include "cpu/vec_math.h"
 #include "ember/ember.h"
+#include "kernel_math/functors.h"
+#include "kernel_math/softmax_row.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "core/backend.h"
-#include "core/strided_layout.h"
 #include "cuda_policy/elementwise_path.h"
 #include "ember/ember.h"
+#include "kernel_math/strided_layout.h"
 #include "support/cuda_skip.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "core/backend.h"
-#include "core/reduce_plan.h"
 #include "core/tensor_factory.h"
 #include "cuda/reduce_paths.h"
 #include "cuda/softmax_plan.h"
 #include "ember/ember.h"
+#include "kernel_math/reduce_plan.h"
 #include "support/cuda_skip.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "core/window2d.h"
 #include "ember/ember.h"
+#include "kernel_math/window2d.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 

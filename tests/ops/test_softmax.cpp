@@ -1,14 +1,14 @@
 // softmax and log_softmax (one backend kernel each way) against PyTorch: every dim of a 3-D
 // input, extreme values, NaN and -inf rows, 16-bit dtypes, gradients, and double backward,
-// which goes through the composite gradient rule. The shared row math (core/softmax_row.h)
+// which goes through the composite gradient rule. The shared row math (kernel_math/softmax_row.h)
 // that the CUDA kernels use is checked directly too.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "core/softmax_row.h"
 #include "ember/ember.h"
+#include "kernel_math/softmax_row.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 

@@ -34,7 +34,7 @@ inline void map(typename V::T* out, const typename V::T* in, int64_t n, F f) {
   if (i < n) V::store_n(out + i, f(V::load_n(in + i, n - i, typename V::T(0))), n - i);
 }
 
-// Each op computes its functor's formula (core/functors.h) in the same order.
+// Each op computes its functor's formula (kernel_math/functors.h) in the same order.
 template <class V>
 struct Ops {
   using T = typename V::T;
@@ -151,8 +151,9 @@ struct Ops {
 
   // softmax:     y = exp(x - max) * (1 / sum(exp(x - max)))
   // log_softmax: y = (x - max) - log(sum(exp(x - max)))
-  // As in core/softmax_row.h, a NaN anywhere makes the row NaN: the maximum skips NaNs (max(x, m)
-  // keeps m when x is NaN), and exp(NaN - max) brings the NaN into the sum, hence every output.
+  // As in kernel_math/softmax_row.h, a NaN anywhere makes the row NaN: the maximum skips NaNs
+  // (max(x, m) keeps m when x is NaN), and exp(NaN - max) brings the NaN into the sum, hence every
+  // output.
   static void softmax_row(T* out, const T* in, int64_t D, bool log_space) {
     constexpr int W = V::W;
     if (D <= 0) return;
@@ -203,7 +204,7 @@ struct Ops {
     if (tail) V::store_n(out + body, V::mul(e_tail, inv), tail);
   }
 
-  // The gradient of one row, from the saved output y (core/softmax_row.h):
+  // The gradient of one row, from the saved output y (kernel_math/softmax_row.h):
   //   softmax:     dx = y * (dy - sum(dy * y))
   //   log_softmax: dx = dy - exp(y) * sum(dy)
   static void softmax_backward_row(T* gx, const T* gy, const T* y, int64_t D, bool log_space) {

@@ -4,9 +4,9 @@
 // and a device's result matches the CPU's.
 #include <type_traits>
 
-#include "core/dispatch.h"
-#include "core/ops_list.h"
 #include "ember/macros.h"
+#include "kernel_math/dispatch.h"
+#include "kernel_math/ops_list.h"
 
 namespace ember {
 

@@ -4,10 +4,10 @@
 // not compiled for the storage dtype (kUnarySupports, kBinarySupports in functors.h; its front end
 // never asks), throws without instantiating a kernel. Host code; the switch lives in a function
 // because a #define inside a macro argument is not portable (nvcc).
-#include "core/functors.h"
-#include "core/ops_list.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
+#include "kernel_math/functors.h"
+#include "kernel_math/ops_list.h"
 
 namespace ember {
 

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/dispatch.h"
 #include "ember/macros.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember {
 

@@ -10,8 +10,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/ops_list.h"
 #include "ember/macros.h"
+#include "kernel_math/ops_list.h"
 
 namespace ember {
 

@@ -5,8 +5,8 @@
 // total order, so every algorithm (std::sort, a bitonic network, a merge) gives the same result.
 #include <cstdint>
 
-#include "core/dispatch.h"
 #include "ember/macros.h"
+#include "kernel_math/dispatch.h"
 
 namespace ember {
 

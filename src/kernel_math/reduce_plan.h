@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/dispatch.h"
-#include "core/functors.h"
-#include "core/ops_list.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
+#include "kernel_math/dispatch.h"
+#include "kernel_math/functors.h"
+#include "kernel_math/ops_list.h"
 
 namespace ember {
 
