@@ -195,6 +195,22 @@ struct TransferStats {
   int64_t kernel_launches = 0, cpu_ops = 0;
 };
 
+// One copy between host and device or one host sync seen by an open TransferAudit, with where
+// it came from. Recorded only while a location hook is set (set_audit_location_hook).
+struct TransferEvent {
+  std::string kind;      // "host->device copy", "device->host copy", "device->device copy",
+                         // "implicit sync", "explicit sync"
+  std::string location;  // what the hook returned (the Python bindings: "file.py:12"); may be ""
+  int64_t bytes = 0;     // for copies
+};
+
+// Asked, while a TransferAudit is open, for the location of each copy and sync it counts, on the
+// thread that copies or waits. A front end in another language sets one: the Python bindings
+// return the innermost Python frame outside the ember package as "file:line". nullptr (the
+// default) records no events and keeps each count at its cost without a hook.
+using AuditLocationHook = std::string (*)();
+EMBER_API void set_audit_location_hook(AuditLocationHook hook);
+
 // The "training became slower after .cuda()" doctor. Open one around a few training steps and
 // call step() at the end of each; report() prints per-step counts of copies (direction, bytes,
 // pageable or pinned), host syncs and the time spent waiting, kernel launches and ops that ran on
@@ -211,10 +227,14 @@ class EMBER_API TransferAudit {
   TransferStats stats() const;
   std::vector<std::string> findings() const;
   std::string report() const;
+  // The copies and syncs since the audit was opened, each with its location (empty unless a
+  // location hook is set; at most 100000 are kept). report() counts them by location.
+  std::vector<TransferEvent> events() const;
 
  private:
   TransferStats start_;
   int64_t steps_ = 0;
+  int64_t first_event_ = 0;
 };
 
 }  // namespace ember::cuda

@@ -6,8 +6,10 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "core/listener.h"
@@ -24,6 +26,34 @@ namespace {
 thread_local const char* tls_reason = nullptr;
 thread_local int tls_audits_here = 0;
 std::atomic<int> g_sync_mode{0};
+
+// Located events (cuda::set_audit_location_hook), kept while a TransferAudit is open: g_events[i]
+// is event number g_events_base + i.
+constexpr size_t kMaxEvents = 100000;
+std::atomic<cuda::AuditLocationHook> g_location_hook{nullptr};
+std::atomic<int> g_transfer_audits{0};
+std::mutex g_events_mu;
+std::vector<cuda::TransferEvent> g_events;
+int64_t g_events_base = 0;
+
+// Asks the hook where the caller is, outside g_events_mu (the hook may wait for a language's
+// lock, such as Python's GIL).
+void note_event(const char* kind, int64_t bytes) {
+  if (g_transfer_audits.load(std::memory_order_relaxed) == 0) return;
+  const cuda::AuditLocationHook hook = g_location_hook.load(std::memory_order_acquire);
+  if (!hook) return;
+  cuda::TransferEvent e;
+  e.kind = kind;
+  e.bytes = bytes;
+  try {
+    e.location = hook();
+  } catch (...) {
+    e.location = "?";
+  }
+  std::lock_guard<std::mutex> lock(g_events_mu);
+  if (g_transfer_audits.load() > 0 && g_events.size() < kMaxEvents)
+    g_events.push_back(std::move(e));
+}
 
 // "  at function (object+offset)" lines of the caller's stack, Ember's own frames and the C
 // library's left out; the offset is what addr2line -e object takes when a name is missing
@@ -77,6 +107,10 @@ void record_copy(CopyDirection d, size_t bytes, bool pinned, bool blocking) {
       break;
   }
   if (Listener* l = listener()) l->on_copy(d, bytes, pinned, blocking);
+  note_event(d == CopyDirection::HostToDevice   ? "host->device copy"
+             : d == CopyDirection::DeviceToHost ? "device->host copy"
+                                                : "device->device copy",
+             static_cast<int64_t>(bytes));
 }
 
 void record_kernel_launch() {
@@ -99,6 +133,26 @@ void record_sync(bool implicit, double wait_ms, const char* call, const char* wh
   (implicit ? c.implicit_syncs : c.explicit_syncs) += 1;
   c.sync_wait_us += static_cast<int64_t>(wait_ms * 1000.0);
   if (Listener* l = listener()) l->on_sync(implicit, wait_ms, call, what);
+  note_event(implicit ? "implicit sync" : "explicit sync", 0);
+}
+
+int64_t transfer_audit_open() {
+  std::lock_guard<std::mutex> lock(g_events_mu);
+  g_transfer_audits.fetch_add(1);
+  return g_events_base + static_cast<int64_t>(g_events.size());
+}
+void transfer_audit_close() {
+  std::lock_guard<std::mutex> lock(g_events_mu);
+  if (g_transfer_audits.fetch_sub(1) == 1) {
+    g_events_base += static_cast<int64_t>(g_events.size());
+    g_events.clear();
+  }
+}
+std::vector<cuda::TransferEvent> transfer_events_since(int64_t first) {
+  std::lock_guard<std::mutex> lock(g_events_mu);
+  const int64_t skip = std::max<int64_t>(0, first - g_events_base);
+  if (skip >= static_cast<int64_t>(g_events.size())) return {};
+  return {g_events.begin() + skip, g_events.end()};
 }
 void record_alloc_slow(const void* p, size_t bytes, Device device) {
   if (Listener* l = listener()) l->on_alloc(p, bytes, device);
@@ -156,6 +210,9 @@ void set_sync_debug_mode(const std::string& mode) {
 }
 int get_sync_debug_mode() {
   return audit::sync_mode();
+}
+void set_audit_location_hook(AuditLocationHook hook) {
+  audit::g_location_hook.store(hook, std::memory_order_release);
 }
 
 }  // namespace cuda

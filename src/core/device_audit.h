@@ -5,7 +5,10 @@
 // costs one relaxed load when no audit or profile is open (a profile counts as one).
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
+#include "ember/cuda.h"
 #include "ember/device.h"
 #include "ember/macros.h"
 
@@ -23,6 +26,11 @@ EMBER_API void record_kernel_launch();
 EMBER_API void record_cpu_op();
 void audit_thread_enter();
 void audit_thread_leave();
+// The located events of ember::cuda::TransferAudit (cuda::set_audit_location_hook): a
+// TransferAudit opens and closes a window on them; events are kept while one is open.
+int64_t transfer_audit_open();  // the index its first event will have
+void transfer_audit_close();    // the last one closing drops the events
+std::vector<cuda::TransferEvent> transfer_events_since(int64_t first);
 // A host wait for the device: implicit ones (inside an op) or the user's own synchronize().
 // `call` is the CUDA call that waited, `what` the operation (as for before_implicit_sync).
 EMBER_API void record_sync(bool implicit, double wait_ms,

@@ -1,6 +1,8 @@
 // ember::cuda::TransferAudit: differences of the global transfer counters, per step, and the
 // findings a PyTorch user would want to hear about.
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "core/device_audit.h"
@@ -46,13 +48,18 @@ std::string fmt(const char* f, double a, double b = 0, double c = 0) {
 
 }  // namespace
 
-TransferAudit::TransferAudit() : start_(snapshot()) {
+TransferAudit::TransferAudit() : start_(snapshot()), first_event_(audit::transfer_audit_open()) {
   audit::g_open_audits.fetch_add(1);
   audit::audit_thread_enter();
 }
 TransferAudit::~TransferAudit() {
   audit::audit_thread_leave();
   audit::g_open_audits.fetch_sub(1);
+  audit::transfer_audit_close();
+}
+
+std::vector<TransferEvent> TransferAudit::events() const {
+  return audit::transfer_events_since(first_event_);
 }
 
 void TransferAudit::step() {
@@ -152,6 +159,34 @@ std::string TransferAudit::report() const {
   const auto f = findings();
   o << (f.empty() ? "No transfer or sync problems found.\n" : "Findings:\n");
   for (const std::string& line : f) o << "  - " << line << "\n";
+  // Where the copies and syncs came from (with a location hook), most frequent first.
+  const std::vector<TransferEvent> ev = events();
+  if (!ev.empty()) {
+    std::map<std::string, std::map<std::string, std::pair<int64_t, int64_t>>> by_place;
+    for (const TransferEvent& e : ev) {
+      auto& c = by_place[e.location.empty() ? "(not called from Python)" : e.location][e.kind];
+      c.first += 1;
+      c.second += e.bytes;
+    }
+    std::vector<std::pair<int64_t, std::string>> order;
+    for (const auto& [place, kinds] : by_place) {
+      int64_t n = 0;
+      for (const auto& kv : kinds) n += kv.second.first;
+      order.emplace_back(-n, place);
+    }
+    std::sort(order.begin(), order.end());
+    o << "Where (copies and syncs by location, in total):\n";
+    for (const auto& [neg, place] : order) {
+      o << "  " << place << ":";
+      const char* sep = " ";
+      for (const auto& [kind, c] : by_place[place]) {
+        o << sep << c.first << " " << kind << (c.first == 1 ? "" : "s");
+        if (c.second > 0) o << " (" << c.second << " bytes)";
+        sep = ", ";
+      }
+      o << "\n";
+    }
+  }
   return o.str();
 }
 

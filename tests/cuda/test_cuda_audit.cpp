@@ -145,6 +145,44 @@ TEST_F(SyncDebugMode, AuditOfAGoodLoopFindsNothing) {
   EXPECT_TRUE(std::isfinite(running.item<float>()));
 }
 
+// The location hook (what the Python bindings set): each copy and sync of an open audit is noted
+// with where the hook says the caller is, and report() counts them by location.
+thread_local std::string t_where;
+std::string where_hook() {
+  return t_where;
+}
+
+TEST_F(SyncDebugMode, LocationHookNamesEachCopyAndSync) {
+  Tensor x = ones({4}, TensorOptions().device(Device(kCUDA, 0)));
+  cuda::set_audit_location_hook(&where_hook);
+  std::vector<cuda::TransferEvent> events;
+  std::string report;
+  {
+    cuda::TransferAudit audit;
+    t_where = "prog.py:7";
+    EXPECT_EQ(x.sum().item<float>(), 4.0f);
+    t_where = "prog.py:9";
+    Tensor host = x.cpu();
+    t_where.clear();
+    events = audit.events();
+    report = audit.report();
+  }
+  cuda::set_audit_location_hook(nullptr);
+  ASSERT_EQ(events.size(), 4u) << report;
+  EXPECT_EQ(events[0].kind, "device->host copy");
+  EXPECT_EQ(events[0].location, "prog.py:7");
+  EXPECT_EQ(events[0].bytes, 4);
+  EXPECT_EQ(events[1].kind, "implicit sync");
+  EXPECT_EQ(events[3].location, "prog.py:9");
+  EXPECT_EQ(events[2].bytes, 16);
+  EXPECT_NE(report.find("prog.py:7: 1 device->host copy (4 bytes), 1 implicit sync"),
+            std::string::npos)
+      << report;
+  cuda::TransferAudit later;  // a new audit starts empty; without a hook nothing is noted
+  x.cpu();
+  EXPECT_TRUE(later.events().empty());
+}
+
 TEST(TransferAuditOnTheCpu, CountsCpuOpsAndFindsNothingToFix) {
   cuda::TransferAudit audit;
   Tensor x = randn({4, 4});
