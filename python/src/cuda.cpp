@@ -1,6 +1,7 @@
 // ember._C._cuda: what ember.cuda (python/ember/cuda/__init__.py) exposes of ember::cuda
 // (availability, devices and properties, synchronize, the caching allocator's statistics).
 #include <string>
+#include <string_view>
 
 #include "common.h"
 
@@ -17,6 +18,37 @@ int index_arg(nb::handle h) {
   Device d = *device_arg(h);
   EMBER_CHECK(d.is_cuda(), ValueError, "Expected a cuda device, but got: ", d.str());
   return d.index();
+}
+
+// The transfer audit's location hook (cuda::set_audit_location_hook): the innermost Python frame
+// of the calling thread outside the ember package, as "file:line". Ember's bindings release the
+// GIL around copies and waits, so the hook takes it back; a thread Python never ran on has no
+// frame and gets "". Called only while a TransferAudit is open.
+std::string g_package_dir;  // ".../ember/", set before the hook is
+
+std::string python_location() {
+  if (!Py_IsInitialized() || PyGILState_GetThisThreadState() == nullptr) return {};
+  nb::gil_scoped_acquire gil;
+  std::string out;
+  PyFrameObject* frame = PyThreadState_GetFrame(PyThreadState_Get());  // a new reference
+  while (frame != nullptr) {
+    PyCodeObject* code = PyFrame_GetCode(frame);
+    const char* file = PyUnicode_AsUTF8(code->co_filename);
+    if (file == nullptr) PyErr_Clear();
+    const bool ours = file != nullptr && !g_package_dir.empty() &&
+                      std::string_view(file).substr(0, g_package_dir.size()) == g_package_dir;
+    if (file != nullptr && !ours)
+      out = std::string(file) + ":" + std::to_string(PyFrame_GetLineNumber(frame));
+    Py_DECREF(code);
+    if (!out.empty()) {
+      Py_DECREF(frame);
+      break;
+    }
+    PyFrameObject* back = PyFrame_GetBack(frame);
+    Py_DECREF(frame);
+    frame = back;
+  }
+  return out;
 }
 
 std::string properties_repr(const cuda::DeviceProperties& p) {
@@ -95,8 +127,28 @@ void init_cuda(nb::module_& parent) {
       },
       "debug_mode"_a);
   m.def("get_sync_debug_mode", [] { return cuda::get_sync_debug_mode(); });
+  m.def(
+      "_enable_audit_locations",
+      [](std::string package_dir) {
+        if (!package_dir.empty() && package_dir.back() != '/') package_dir += '/';
+        if (g_package_dir.empty()) g_package_dir = package_dir;
+        cuda::set_audit_location_hook(&python_location);
+      },
+      "package_dir"_a);
   nb::class_<cuda::TransferAudit>(m, "_TransferAudit")
       .def(nb::init<>())
+      .def("events",
+           [](const cuda::TransferAudit& a) {
+             nb::list out;
+             for (const cuda::TransferEvent& e : a.events()) {
+               nb::dict d;
+               d["kind"] = e.kind;
+               d["location"] = e.location;
+               d["bytes"] = e.bytes;
+               out.append(d);
+             }
+             return out;
+           })
       .def("step", &cuda::TransferAudit::step)
       .def("findings", &cuda::TransferAudit::findings)
       .def("report", &cuda::TransferAudit::report)

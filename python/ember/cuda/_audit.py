@@ -1,10 +1,14 @@
 """The "training became slower after .cuda()" doctor from Python: ember::cuda::TransferAudit
 (include/ember/cuda.h) as a context manager. It counts, per step, the copies between host and
 device (direction, bytes, pageable or pinned), the host syncs and their wait, kernel launches and
-CPU ops, and ends its report with findings and their fixes. It counts; it does not name the line
-of each copy: set_sync_debug_mode("error") turns each implicit sync into a RuntimeError whose
-Python traceback names the line, and "warn" prints each one (with the C++ frames) on stderr."""
+CPU ops, and ends its report with findings and their fixes. Each copy between host and device
+and each host sync is also noted with the user's Python file:line (the innermost frame outside
+the ember package): events() lists them, and report() counts them by line."""
+import os
+
 from .._C import _cuda
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class TransferAudit:
@@ -18,12 +22,14 @@ class TransferAudit:
     def __enter__(self):
         if self._native is not None:
             raise RuntimeError("transfer_audit: already open")
+        _cuda._enable_audit_locations(_PACKAGE_DIR)
         self._native = _cuda._TransferAudit()
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
         # Keep the results readable after the block: freeze them before closing the audit.
-        self._closed = (self._native.stats(), self._native.findings(), self._native.report())
+        self._closed = (self._native.stats(), self._native.findings(), self._native.report(),
+                        self._native.events())
         self._native = None
         return False
 
@@ -48,6 +54,14 @@ class TransferAudit:
     def report(self):
         self._check("report")
         return self._native.report() if self._native is not None else self._closed[2]
+
+
+    def events(self):
+        """Each copy between host and device and each host sync, in order: dicts with "kind"
+        ("host->device copy", "device->host copy", "device->device copy", "implicit sync",
+        "explicit sync"), "location" ("/path/prog.py:12", the user's line) and "bytes"."""
+        self._check("events")
+        return self._native.events() if self._native is not None else list(self._closed[3])
 
 
 def transfer_audit():
