@@ -26,6 +26,7 @@ struct LoadOptions {
   std::vector<std::string> extra_cflags;   // e.g. "-O3", "-march=native", "-fopenmp"
   std::vector<std::string> extra_ldflags;  // e.g. "-lopenblas"
   bool verbose = false;                    // print the compiler command
+  std::string build_directory;             // the cache folder, if not the default (below)
 };
 
 class EMBER_API Extension {
@@ -47,7 +48,8 @@ class EMBER_API Extension {
 };
 
 // Compiles (or takes from the cache) `cpp_source` and exports `functions` (C++ functions defined
-// in it, free functions at namespace scope). Cache: EMBER_EXTENSIONS_DIR, else
+// in it, free functions at namespace scope). Cache: options.build_directory, else
+// EMBER_EXTENSIONS_DIR, else
 // $XDG_CACHE_HOME/ember/extensions, else ~/.cache/ember/extensions; compiler: EMBER_CXX, else c++.
 EMBER_API Extension load_inline(const std::string& name, const std::string& cpp_source,
                                 const std::vector<std::string>& functions,

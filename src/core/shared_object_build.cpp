@@ -40,7 +40,9 @@ std::string build_shared_object(const SharedObjectBuild& b, bool* compiled) {
   const std::string cxx = host_compiler();
   const std::string key =
       hash_hex(b.source + '\0' + cxx + '\0' + b.flags + '\0' + b.ldflags + '\0' + b.key_extra);
-  const std::string dir = user_cache_dir(b.cache_env, b.cache_subdir) + "/" + b.stem + "-" + key;
+  const std::string root =
+      b.cache_dir.empty() ? user_cache_dir(b.cache_env, b.cache_subdir) : b.cache_dir;
+  const std::string dir = root + "/" + b.stem + "-" + key;
   const std::string so = dir + "/" + b.stem + ".so";
 
   std::lock_guard<std::mutex> lock(g_build_mutex);

@@ -16,7 +16,8 @@ struct SharedObjectBuild {
   std::string key_extra;  // anything else the result depends on (a version, a header dir)
   const char* cache_env;  // overrides the cache directory, e.g. "EMBER_EXTENSIONS_DIR"
   const char* cache_subdir;
-  bool verbose = false;  // print the compiler command
+  std::string cache_dir;  // if set, the cache folder instead of cache_env's or cache_subdir's
+  bool verbose = false;   // print the compiler command
 };
 
 // The path of the compiled (or cached) shared object; *compiled says whether the compiler ran.

@@ -124,6 +124,7 @@ Extension load_inline(const std::string& name, const std::string& cpp_source,
   build.key_extra = std::string(EMBER_VERSION_STRING_FOR_EXTENSIONS) + '\0' + include;
   build.cache_env = "EMBER_EXTENSIONS_DIR";
   build.cache_subdir = "extensions";
+  build.cache_dir = options.build_directory;
   build.verbose = options.verbose;
   const std::string so = ::ember::detail::build_shared_object(build);
   void* handle = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -12,6 +12,7 @@
 
 #include "ember/autograd_function.h"
 #include "ember/cpp_extension.h"
+#include "ember/cpp_extension_python.h"
 #include "ember/ops.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
@@ -126,6 +127,38 @@ TEST_F(CppExtension, CustomForwardAndBackwardKernelsPassFiniteDifferences) {
   testing::expect_gradients_match_finite_differences(
       [](const std::vector<Tensor>& in) { return Cube::apply(in[0], 0.25); }, {randn({2, 3})},
       Device(kCPU), "cube via load_inline");
+}
+
+// The calling convention of the Python load_inline (ember/cpp_extension_python.h), and the
+// build_directory option: entries convert Values to the parameters' types and the result back.
+TEST_F(CppExtension, PythonEntriesConvertArgumentsAndResults) {
+  namespace py = cpp_extension::python;
+  const std::string source = std::string("#include <ember/extension.h>\n") + kCube + R"(
+void ember_py_entry_f(const std::vector<ember::cpp_extension::python::Value>& a,
+                      ember::cpp_extension::python::Result& r) {
+  ember::cpp_extension::python::call(&cube::forward, "forward", a, r);
+}
+const char* ember_py_signature_f() {
+  static const std::string s = ember::cpp_extension::python::signature(&cube::forward, "forward");
+  return s.c_str();
+}
+)";
+  cpp_extension::LoadOptions options;
+  options.build_directory = (dir_ / "chosen").string();
+  auto ext = load_inline("py_ops", source, {"ember_py_entry_f", "ember_py_signature_f"}, options);
+  EXPECT_EQ(ext.library_path().rfind((dir_ / "chosen").string(), 0), 0u) << ext.library_path();
+  EXPECT_EQ(std::string(ext.get<const char*()>("ember_py_signature_f")()),
+            "forward(Tensor, float) -> Tensor");
+  auto entry = ext.get<py::Entry>("ember_py_entry_f");
+  Tensor x = randn({3});
+  py::Result r;
+  entry({x, int64_t(2)}, r);  // an int where a float is declared: converted, as Python does
+  ASSERT_EQ(r.values.size(), 1u);
+  EXPECT_TRUE(allclose(std::get<Tensor>(r.values[0]), x * x * x + 2, 1e-5, 1e-6));
+  const std::string arity = testing::error_of<TypeError>([&] { entry({x}, r); });
+  EXPECT_TRUE(testing::contains(arity, "takes 2 arguments but 1 was given")) << arity;
+  const std::string type = testing::error_of<TypeError>([&] { entry({x, std::string("2")}, r); });
+  EXPECT_TRUE(testing::contains(type, "argument 2 must be float, not str")) << type;
 }
 
 }  // namespace
