@@ -43,6 +43,8 @@ void init_amp(nb::module_& m);
 void init_profiler(nb::module_& m);
 // distributed.cpp (ember._C._distributed).
 void init_distributed(nb::module_& m);
+// raw_kernel.cpp (ember._C._raw_kernel).
+void init_raw_kernel(nb::module_& m);
 // hooks.cpp: true while ember.autograd.grad runs on this thread.
 extern thread_local bool t_in_autograd_grad;
 // buffer.cpp: the buffer protocol.

@@ -29,4 +29,5 @@ NB_MODULE(_C, m) {
   init_amp(m);
   init_profiler(m);
   init_distributed(m);
+  init_raw_kernel(m);
 }

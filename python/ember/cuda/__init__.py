@@ -1,5 +1,5 @@
 """ember.cuda: torch.cuda's calls for devices, properties, synchronization and memory, amp, and
-the doctor (the sync debug mode and the transfer audit)."""
+the doctor (the sync debug mode and the transfer audit), and RawKernel (CuPy's spelling)."""
 from .._C import OutOfMemoryError  # noqa: F401  a RuntimeError, as torch.cuda's
 from .._C._cuda import (  # noqa: F401
     _CudaDeviceProperties, current_device, device_count, empty_cache, get_device_name,
@@ -10,4 +10,5 @@ from .streams import (  # noqa: F401,E402
     Event, Stream, StreamContext, current_stream, default_stream, device, device_of, set_stream,
     stream)
 from ._audit import TransferAudit, transfer_audit  # noqa: F401,E402
+from ._raw_kernel import RawKernel  # noqa: F401,E402
 from . import amp  # noqa: F401,E402
