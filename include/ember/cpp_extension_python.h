@@ -93,8 +93,8 @@ inline const char* value_name(const Value& v) {
 
 [[noreturn]] inline void mismatch(const char* fn, size_t i, const std::string& want,
                                   const Value& got) {
-  throw TypeError(std::string(fn) + "(): argument " + std::to_string(i + 1) + " must be " + want +
-                  ", not " + value_name(got));
+  throw ArgumentTypeError(std::string(fn) + "(): argument " + std::to_string(i + 1) + " must be " +
+                          want + ", not " + value_name(got));
 }
 
 template <typename T>
@@ -194,9 +194,10 @@ std::string signature(R (*)(P...), const char* fn) {
 template <typename R, typename... P>
 void call(R (*f)(P...), const char* fn, const std::vector<Value>& args, Result& out) {
   if (args.size() != sizeof...(P)) {
-    throw TypeError(std::string(fn) + "(): takes " + std::to_string(sizeof...(P)) + " argument" +
-                    (sizeof...(P) == 1 ? "" : "s") + " but " + std::to_string(args.size()) +
-                    (args.size() == 1 ? " was" : " were") + " given (" + signature(f, fn) + ")");
+    throw ArgumentTypeError(std::string(fn) + "(): takes " + std::to_string(sizeof...(P)) +
+                            " argument" + (sizeof...(P) == 1 ? "" : "s") + " but " +
+                            std::to_string(args.size()) + (args.size() == 1 ? " was" : " were") +
+                            " given (" + signature(f, fn) + ")");
   }
   detail::call_with(f, fn, args, out, std::index_sequence_for<P...>{});
 }

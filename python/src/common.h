@@ -44,7 +44,9 @@ void init_profiler(nb::module_& m);
 // distributed.cpp (ember._C._distributed).
 void init_distributed(nb::module_& m);
 // raw_kernel.cpp (ember._C._raw_kernel).
+// raw_kernel.cpp (ember._C._raw_kernel), cpp_extension.cpp (ember._C._cpp_extension).
 void init_raw_kernel(nb::module_& m);
+void init_cpp_extension(nb::module_& m);
 // hooks.cpp: true while ember.autograd.grad runs on this thread.
 extern thread_local bool t_in_autograd_grad;
 // buffer.cpp: the buffer protocol.

@@ -30,4 +30,5 @@ NB_MODULE(_C, m) {
   init_profiler(m);
   init_distributed(m);
   init_raw_kernel(m);
+  init_cpp_extension(m);
 }

@@ -23,9 +23,10 @@ cuda::KernelArg typed_scalar(const std::string& type, nb::handle value, size_t i
   if (type == "float32") return nb::cast<float>(value);
   if (type == "float64") return nb::cast<double>(value);
   if (type == "bool") return nb::cast<bool>(value);
-  throw TypeError("RawKernel: argument " + std::to_string(i) + " has type " + type +
-                  ", which a kernel argument cannot have (int32, int64, uint32, uint64, float32, "
-                  "float64 or bool)");
+  throw ArgumentTypeError(
+      "RawKernel: argument " + std::to_string(i) + " has type " + type +
+      ", which a kernel argument cannot have (int32, int64, uint32, uint64, float32, "
+      "float64 or bool)");
 }
 
 cuda::KernelArg kernel_arg(nb::handle h, size_t i) {
@@ -37,10 +38,10 @@ cuda::KernelArg kernel_arg(nb::handle h, size_t i) {
   if (PyTuple_Check(o) && PyTuple_GET_SIZE(o) == 2 && PyUnicode_Check(PyTuple_GET_ITEM(o, 0)))
     return typed_scalar(nb::cast<std::string>(nb::handle(PyTuple_GET_ITEM(o, 0))),
                         nb::handle(PyTuple_GET_ITEM(o, 1)), i);
-  throw TypeError("RawKernel: argument " + std::to_string(i) + " is a " +
-                  nb::type_name(h.type()).c_str() +
-                  "; pass an ember tensor, a Python bool, int or float, a numpy scalar or a "
-                  "(value, ember dtype) pair");
+  throw ArgumentTypeError(
+      "RawKernel: argument " + std::to_string(i) + " is a " + nb::type_name(h.type()).c_str() +
+      "; pass an ember tensor, a Python bool, int or float, a numpy scalar or a "
+      "(value, ember dtype) pair");
 }
 
 }  // namespace

@@ -1,2 +1,3 @@
-"""ember.utils: data loading (ember.utils.data) and DLPack exchange (ember.utils.dlpack)."""
-from . import data, dlpack  # noqa: F401
+"""ember.utils: data loading (ember.utils.data), DLPack exchange (ember.utils.dlpack) and C++
+extensions (ember.utils.cpp_extension)."""
+from . import cpp_extension, data, dlpack  # noqa: F401
