@@ -74,6 +74,7 @@ def test_runs_on_the_current_device_and_given_stream():
         x = ember.ones(64, device="cuda")
         out = ember.empty(64, device="cuda")
         s = ember.cuda.Stream()
+        s.wait_stream(ember.cuda.current_stream())  # x is written on the current stream
         kernel((1,), (64,), (np.float32(3.0), x, x, out, 64), stream=s)
         s.synchronize()
     assert out.device == ember.device("cuda", 1)
