@@ -106,6 +106,16 @@ def test_bad_arguments_raise_clear_errors():
         kernel((1,), (4,), ((1.0, ember.float16), x, x, x, 4))
     with pytest.raises(TypeError, match="float16"):
         kernel((1,), (4,), (np.float16(1), x, x, x, 4))
+    with pytest.raises(TypeError,
+                       match=r"argument 4 \(1180591620717411303424\) cannot be passed as int64"):
+        kernel((1,), (4,), (np.float32(1), x, x, x, 2 ** 70))
+    with pytest.raises(TypeError,
+                       match=r"argument 4 \(1099511627776\) cannot be passed as int32"):
+        kernel((1,), (4,), (np.float32(1), x, x, x, (2 ** 40, ember.int32)))
+    with pytest.raises(TypeError, match=r"argument 0 \(of type .*Tensor\) is typed as float32"):
+        kernel((1,), (4,), ((x, ember.float32), x, x, x, 4))
+    with pytest.raises(RuntimeError, match="non-contiguous"):
+        kernel((1,), (4,), (np.float32(1), ember.ones(4, 2, device="cuda").t()[0], x, x, 4))
     with pytest.raises(ValueError, match="backend"):
         ember.cuda.RawKernel(SAXPY, "saxpy", backend="nvcc")
 
