@@ -27,6 +27,17 @@ bool is_int(PyObject* o) {
   return PyLong_Check(o) && !PyBool_Check(o);
 }
 
+int64_t int_value(nb::handle h, const std::string& fn, size_t i) {
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  if (overflow || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    throw TypeError(fn + "(): argument " + std::to_string(i + 1) +
+                    " is an int outside the 64-bit range");
+  }
+  return v;
+}
+
 Value list_value(nb::handle h, const std::string& fn, size_t i) {
   nb::sequence seq = nb::borrow<nb::sequence>(h);
   const size_t n = nb::len(seq);
@@ -43,7 +54,11 @@ Value list_value(nb::handle h, const std::string& fn, size_t i) {
   }
   bool all_int = true;
   for (nb::handle e : seq) all_int = all_int && is_int(e.ptr());
-  if (all_int) return nb::cast<std::vector<int64_t>>(h);
+  if (all_int) {
+    std::vector<int64_t> out;
+    for (nb::handle e : seq) out.push_back(int_value(e, fn, i));
+    return out;
+  }
   std::vector<double> out;
   for (nb::handle e : seq) {
     EMBER_CHECK(PyFloat_Check(e.ptr()) || is_int(e.ptr()), ArgumentTypeError, fn, "(): argument ",
@@ -59,14 +74,14 @@ Value to_value(nb::handle h, const std::string& fn, size_t i) {
   if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h);
   if (o == Py_None) return std::monostate{};
   if (PyBool_Check(o)) return o == Py_True;
-  if (PyLong_Check(o)) return nb::cast<int64_t>(h);
+  if (PyLong_Check(o)) return int_value(h, fn, i);
   if (PyFloat_Check(o)) return PyFloat_AS_DOUBLE(o);
   if (PyUnicode_Check(o)) return nb::cast<std::string>(h);
   if (PyList_Check(o) || PyTuple_Check(o)) return list_value(h, fn, i);
   // numpy scalars and other numbers: integers by __index__, the rest by __float__.
   if (PyIndex_Check(o)) {
     nb::object n = nb::steal(PyNumber_Index(o));
-    if (n.is_valid()) return nb::cast<int64_t>(n);
+    if (n.is_valid()) return int_value(n, fn, i);
     PyErr_Clear();
   }
   if (PyNumber_Check(o)) {

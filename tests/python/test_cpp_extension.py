@@ -113,6 +113,10 @@ def test_bad_calls_raise_type_errors(ops):
         ops.cube_forward(1.0, 2.0)
     with pytest.raises(TypeError, match=r"argument 2 must be float, not str"):
         ops.cube_forward(x, "2")
+    with pytest.raises(TypeError, match=r"argument 2 is an int outside the 64-bit range"):
+        ops.cube_forward(x, 2 ** 70)
+    with pytest.raises(TypeError, match=r"argument 1 mixes tensors"):
+        ops.sum_and_count([x, 1])
     with pytest.raises(TypeError, match=r"cannot take"):
         ops.cube_forward(x, object())
 
