@@ -32,8 +32,8 @@ int64_t int_value(nb::handle h, const std::string& fn, size_t i) {
   const long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
   if (overflow || (v == -1 && PyErr_Occurred())) {
     PyErr_Clear();
-    throw TypeError(fn + "(): argument " + std::to_string(i + 1) +
-                    " is an int outside the 64-bit range");
+    throw ArgumentTypeError(fn + "(): argument " + std::to_string(i + 1) +
+                            " is an int outside the 64-bit range");
   }
   return v;
 }
