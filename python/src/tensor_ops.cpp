@@ -23,6 +23,27 @@ nb::tuple tuple_of(std::vector<Tensor> ts) {
   return nb::tuple(out);
 }
 
+// f() without the GIL; its result becomes Python objects after the GIL is back (a new object may
+// start a collection): several tensors as a tuple, a (values, indices) pair as return_types.name.
+template <typename F>
+nb::tuple tensors_without_gil(F&& f) {
+  std::vector<Tensor> r;
+  {
+    nb::gil_scoped_release release;
+    r = f();
+  }
+  return tuple_of(std::move(r));
+}
+template <typename F>
+nb::object pair_without_gil(const char* name, F&& f) {
+  std::tuple<Tensor, Tensor> r;
+  {
+    nb::gil_scoped_release release;
+    r = f();
+  }
+  return values_indices(name, std::move(r));
+}
+
 // Registers f as ember.name(input, ...) and Tensor.name(...).
 template <typename F, typename... Extra>
 void both(nb::module_& m, nb::class_<Tensor>& cls, const char* name, F f, const Extra&... extra) {
@@ -137,12 +158,8 @@ void def_sorting_and_scans(nb::module_& m, nb::class_<Tensor>& cls) {
   both(
       m, cls, "sort",
       [](T t, int64_t dim, bool descending, bool stable) {
-        std::tuple<Tensor, Tensor> r;
-        {
-          nb::gil_scoped_release release;
-          r = t.sort(std::optional<bool>(stable), dim, descending);
-        }
-        return values_indices("sort", std::move(r));
+        return pair_without_gil(
+            "sort", [&] { return t.sort(std::optional<bool>(stable), dim, descending); });
       },
       "dim"_a = -1, "descending"_a = false, nb::kw_only(), "stable"_a = false);
   both(
@@ -154,12 +171,7 @@ void def_sorting_and_scans(nb::module_& m, nb::class_<Tensor>& cls) {
   both(
       m, cls, "topk",
       [](T t, int64_t k, int64_t dim, bool largest, bool sorted) {
-        std::tuple<Tensor, Tensor> r;
-        {
-          nb::gil_scoped_release release;
-          r = t.topk(k, dim, largest, sorted);
-        }
-        return values_indices("topk", std::move(r));
+        return pair_without_gil("topk", [&] { return t.topk(k, dim, largest, sorted); });
       },
       "k"_a, "dim"_a = -1, "largest"_a = true, "sorted"_a = true);
   for (const char* name : {"cumsum", "cumprod"}) {
@@ -210,14 +222,7 @@ void def_gather_scatter(nb::module_& m, nb::class_<Tensor>& cls) {
   both(
       m, cls, "nonzero",
       [](T t, bool as_tuple) -> nb::object {
-        if (as_tuple) {
-          std::vector<Tensor> r;
-          {
-            nb::gil_scoped_release release;
-            r = where(t);
-          }
-          return tuple_of(std::move(r));
-        }
+        if (as_tuple) return tensors_without_gil([&] { return where(t); });
         Tensor r;
         {
           nb::gil_scoped_release release;
@@ -319,24 +324,12 @@ void def_shapes(nb::module_& m, nb::class_<Tensor>& cls) {
   both(
       m, cls, "chunk",
       [](T t, int64_t chunks, int64_t dim) {
-        std::vector<Tensor> r;
-        {
-          nb::gil_scoped_release release;
-          r = t.chunk(chunks, dim);
-        }
-        return tuple_of(std::move(r));
+        return tensors_without_gil([&] { return t.chunk(chunks, dim); });
       },
       "chunks"_a, "dim"_a = 0);
   both(
       m, cls, "unbind",
-      [](T t, int64_t dim) {
-        std::vector<Tensor> r;
-        {
-          nb::gil_scoped_release release;
-          r = t.unbind(dim);
-        }
-        return tuple_of(std::move(r));
-      },
+      [](T t, int64_t dim) { return tensors_without_gil([&] { return t.unbind(dim); }); },
       "dim"_a = 0);
   m.def(
       "narrow",
