@@ -58,9 +58,7 @@ class DataParallel(Module):
         self.dim = dim
         self.module = module
         self.device_ids = device_ids
-        self.output_device = (output_device if isinstance(output_device, int)
-                              and not isinstance(output_device, bool)
-                              else _device_index(output_device, "output_device"))
+        self.output_device = _device_index(output_device, "output_device")
         self.src_device_obj = _C.device("cuda", self.device_ids[0])
         if len(self.device_ids) == 1:
             self.module.to(self.src_device_obj)
