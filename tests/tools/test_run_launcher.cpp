@@ -17,6 +17,7 @@
 
 #include "support/temp_dir.h"
 #include "support/test_util.h"
+#include "support/tool_path.h"
 
 using ember::testing::contains;
 using namespace std::chrono_literals;
@@ -51,7 +52,7 @@ Outcome run_launcher(const std::vector<std::string>& args,
     ::dup2(fileno(f), 2);
     FILE* o = std::fopen(out_path.c_str(), "w");
     ::dup2(fileno(o), 1);
-    std::vector<std::string> copy = {EMBER_RUN_EXE};
+    std::vector<std::string> copy = {ember::testing::tool_path(EMBER_RUN_EXE)};
     copy.insert(copy.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& s : copy) argv.push_back(s.data());

@@ -14,6 +14,7 @@
 #include "ember/data/fashion_mnist.h"
 #include "support/cuda_skip.h"
 #include "support/test_util.h"
+#include "support/tool_path.h"
 
 namespace fs = std::filesystem;
 using ember::testing::contains;
@@ -26,7 +27,7 @@ struct Result {
 };
 
 Result run(const std::string& args) {
-  const std::string cmd = std::string(EMBER_RUN_EXE) + " " + args + " 2>&1";
+  const std::string cmd = ember::testing::tool_path(EMBER_RUN_EXE) + " " + args + " 2>&1";
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
@@ -65,7 +66,7 @@ void expect_data_parallel_run(const std::string& device, const std::string& expe
                               const std::string& name) {
   const fs::path out = fs::temp_directory_path() / ("ember_run_train_" + name);
   fs::remove_all(out);
-  Result r = run("--standalone --nproc-per-node 2 " + std::string(EMBER_TRAIN_EXE) +
+  Result r = run("--standalone --nproc-per-node 2 " + ember::testing::tool_path(EMBER_TRAIN_EXE) +
                  " --model mlp --epochs 2 --batch-size 32 --workers 1 --limit-train 1280 "
                  "--limit-test 300 --seed 3 --device " +
                  device + " --out " + out.string());
@@ -97,7 +98,7 @@ TEST(EmberRunTrain, NonFiniteLossStopsEveryRank) {
   if (!has_dataset()) GTEST_SKIP() << "Fashion-MNIST is not installed (dataset-fashion-mnist)";
   const fs::path out = fs::temp_directory_path() / "ember_run_train_nonfinite";
   fs::remove_all(out);
-  Result r = run("--standalone --nproc-per-node 2 " + std::string(EMBER_TRAIN_EXE) +
+  Result r = run("--standalone --nproc-per-node 2 " + ember::testing::tool_path(EMBER_TRAIN_EXE) +
                  " --model mlp --epochs 2 --batch-size 32 --workers 1 --limit-train 640 "
                  "--limit-test 100 --device cpu --lr 1e30 --out " +
                  out.string());

@@ -18,6 +18,7 @@
 #include "ember/serialize_module.h"
 #include "ember_train/models.h"
 #include "support/cuda_skip.h"
+#include "support/tool_path.h"
 
 namespace fs = std::filesystem;
 
@@ -29,7 +30,7 @@ struct Result {
 };
 
 Result run(const std::string& args) {
-  const std::string cmd = std::string(EMBER_TRAIN_EXE) + " " + args + " 2>&1";
+  const std::string cmd = ember::testing::tool_path(EMBER_TRAIN_EXE) + " " + args + " 2>&1";
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
