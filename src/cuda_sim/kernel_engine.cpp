@@ -372,7 +372,8 @@ cudaError_t check_config(const KernelLaunch& k, Device& d, std::string& why) {
     why = "grid (" + std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z) +
           ") exceeds (2^31-1, 65535, 65535)";
   }
-  if (!why.empty()) return cudaErrorInvalidConfiguration;
+  // As CUDA 13 on an H100 answered these launches (KernelLaunch::library_kernel).
+  if (!why.empty()) return k.library_kernel ? cudaErrorInvalidConfiguration : cudaErrorInvalidValue;
   size_t limit = 48 * 1024;
   {
     std::lock_guard<std::mutex> lock(d.m);

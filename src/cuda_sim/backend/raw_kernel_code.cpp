@@ -159,6 +159,7 @@ void queue_launch(const HostKernel& kernel, const std::string& name, KernelDim g
   k.shared_bytes = shared_mem;
   k.stream = stream;
   k.pointers = std::move(pointers);
+  k.library_kernel = true;
   k.body = [invoke = kernel.invoke, a] { invoke(a->slots.data()); };
   const cudaError_t err = ::cuda_sim::launch(std::move(k));
   // A refused configuration is not sticky: clear it, or the next launch's check would see it.

@@ -18,6 +18,10 @@ struct KernelLaunch {
   cudaStream_t stream = nullptr;
   std::function<void()> body;         // one GPU thread's work: calls the kernel
   std::vector<const void*> pointers;  // pointer arguments, checked against the launch's device
+  // cudaLaunchKernel of a kernel loaded with cudaLibraryLoadData (RawKernel). On CUDA 13 with an
+  // H100 such a launch over the limits fails with cudaErrorInvalidConfiguration, while a compiled
+  // kernel's <<<>>> launch fails with cudaErrorInvalidValue; the simulator answers the same.
+  bool library_kernel = false;
 };
 
 // Queues `k` on its stream as kernel<<<grid, block, shared_bytes, stream>>> does: a bad
