@@ -169,6 +169,9 @@ Tensor pow(const Tensor& a, const Scalar& e) {
     return pow(ac.cast(a), e);
   }
   ScalarType dt = result_type(a, e);
+  // A bool tensor to a bool power: x ** True is x, x ** False is all True (PyTorch 2 takes these
+  // paths before its kernels; 1.13 refused them). No other power of a bool tensor stays bool.
+  if (dt == kBool && e.isBoolean()) return e.toBool() ? a.clone() : ones_like(a);
   check_pow_dtypes(a.dtype(), dt, &e);
   Tensor out = unary_kernel_call(UnaryOp::PowScalar, a, dt, {e.toDouble()});
   if (autograd::needs_grad({a})) {

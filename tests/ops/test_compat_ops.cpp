@@ -130,9 +130,12 @@ TEST(Round, HalfToEvenDecimalsDtypesAndZeroGradient) {
              kDouble);
   for (ScalarType dt : {kFloat, kDouble, kBFloat16}) {
     const Tensor xt = x.to(dt);
+    // bfloat16 with decimals: scaled in float and rounded once, as PyTorch 2 does (1.13 rounded
+    // x * 10^d to bfloat16 first); spelled through float, both versions agree on the expectation.
     auto r = torch_run(
-        "a = x.round(); b = torch.round(x, decimals=1); c = x.round(decimals=2); "
-        "d = x.round(decimals=-2)",
+        "w = x.float() if x.dtype == torch.bfloat16 else x; "
+        "a = x.round(); b = torch.round(w, decimals=1).to(x.dtype); "
+        "c = w.round(decimals=2).to(x.dtype); d = w.round(decimals=-2).to(x.dtype)",
         {{"x", xt}}, {"a", "b", "c", "d"});
     for (Device dev : et::test_devices()) {
       const std::string ctx = std::string(to_string(dt)) + " " + dev.str();
@@ -152,6 +155,23 @@ TEST(Round, HalfToEvenDecimalsDtypesAndZeroGradient) {
   expect_close(xg.grad(), zeros_like(x), 0, 0, "zero gradient");
   std::string msg = error_of<TypeError>([&] { i.round(1); });
   EXPECT_TRUE(contains(msg, "round(decimals=1)") && contains(msg, "torch.int64")) << msg;
+}
+
+// A bool tensor to a bool power stays bool (PyTorch 2; 1.13 refused it). Other powers of a bool
+// tensor promote, and a bool exponent tensor is still refused.
+TEST(Pow, BoolTensorToABoolPower) {
+  const Tensor b = tensor({1, 0, 1}, kLong).to(kBool);
+  for (Device dev : et::test_devices()) {
+    const Tensor bd = b.to(dev);
+    const Tensor t = pow(bd, true), f = bd.pow(false);
+    EXPECT_EQ(t.dtype(), kBool);
+    EXPECT_EQ(t.device(), dev);
+    EXPECT_TRUE(equal(t.cpu(), b)) << dev.str();
+    EXPECT_TRUE(equal(f.cpu(), ones({3}, kBool))) << dev.str();
+    EXPECT_EQ(pow(bd, 2).dtype(), kLong);
+    std::string msg = error_of<TypeError>([&] { (void)pow(bd, bd); });
+    EXPECT_TRUE(contains(msg, "\"pow\" not implemented for 'Bool'")) << msg;
+  }
 }
 
 TEST(StdVar, NoArgumentOverloadsAsLibtorch) {
