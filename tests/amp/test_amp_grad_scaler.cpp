@@ -27,21 +27,28 @@ namespace F = ember::nn::functional;
 
 namespace {
 
-// PyTorch's GradScaler usable on the CPU: its source with the CUDA-only asserts removed, and the
-// two CUDA kernels in Python (float64 scale arithmetic rounded to float32, as the kernels do).
+// PyTorch's GradScaler usable on the CPU: PyTorch 2's class for the "cpu" device, or 1.13's source
+// with the CUDA-only asserts removed; and the two CUDA kernels in Python (float64 scale arithmetic
+// rounded to float32, as the kernels do).
 const char* kPyTorchScaler = R"PY(
-import inspect, torch.cuda.amp.grad_scaler as _gs
-_src = inspect.getsource(_gs)
-for _a, _b in [("from .common import amp_definitely_not_available", "amp_definitely_not_available = lambda: False"),
-               ("assert outputs.is_cuda or outputs.device.type == 'xla'", "pass"),
-               ("assert val.is_cuda or val.device.type == 'xla'", "pass"),
-               ("assert master_tensor.is_cuda or master_tensor.device.type == 'xla'", "pass"),
-               ("isinstance(new_scale, torch.cuda.FloatTensor)", "new_scale.dtype == torch.float32")]:
-    assert _a in _src, _a
-    _src = _src.replace(_a, _b)
-_ns = {"__name__": "grad_scaler_cpu"}
-exec(compile(_src, "grad_scaler_cpu", "exec"), _ns)
-GradScaler = _ns["GradScaler"]
+import torch
+if hasattr(torch, "amp") and hasattr(torch.amp, "GradScaler"):
+    # PyTorch 2.3 and later: the class takes its device and runs on the CPU as it is.
+    import functools
+    GradScaler = functools.partial(torch.amp.GradScaler, "cpu")
+else:
+    import inspect, torch.cuda.amp.grad_scaler as _gs
+    _src = inspect.getsource(_gs)
+    for _a, _b in [("from .common import amp_definitely_not_available", "amp_definitely_not_available = lambda: False"),
+                   ("assert outputs.is_cuda or outputs.device.type == 'xla'", "pass"),
+                   ("assert val.is_cuda or val.device.type == 'xla'", "pass"),
+                   ("assert master_tensor.is_cuda or master_tensor.device.type == 'xla'", "pass"),
+                   ("isinstance(new_scale, torch.cuda.FloatTensor)", "new_scale.dtype == torch.float32")]:
+        assert _a in _src, _a
+        _src = _src.replace(_a, _b)
+    _ns = {"__name__": "grad_scaler_cpu"}
+    exec(compile(_src, "grad_scaler_cpu", "exec"), _ns)
+    GradScaler = _ns["GradScaler"]
 
 def _unscale(grads, found_inf, inv_scale):
     inv = inv_scale.item()
