@@ -70,8 +70,9 @@ TEST_P(DDPParity, SameParametersAsPyTorchDistributedDataParallel) {
     RankLaunch python;
     python.world_size = world;
     python.timeout = 240s;
-    python.command = {"/usr/bin/python3", ember::testing::support_dir() + "/ddp_parity.py", dir,
-                      std::to_string(kSteps), std::to_string(kPerRank)};
+    python.command = {ember::testing::torch_python(),
+                      ember::testing::support_dir() + "/ddp_parity.py", dir, std::to_string(kSteps),
+                      std::to_string(kPerRank)};
     for (const auto& r : run_ranks(python, [] {})) {
       ASSERT_TRUE(r.exit_code == 0 && r.signal == 0) << "PyTorch " << describe(r);
     }

@@ -23,6 +23,7 @@
 #include "ember/serialize.h"
 #include "support/cuda_skip.h"
 #include "support/temp_dir.h"
+#include "support/torch_oracle.h"
 
 using ember::Tensor;
 
@@ -673,8 +674,8 @@ def pattern(n, dt):
 
 int run_python(const TempDir& dir, const std::string& body, std::string* output) {
   write_file(dir / "script.py", std::string(kPythonHelpers) + body);
-  std::string cmd =
-      "/usr/bin/python3 '" + (dir / "script.py") + "' > '" + (dir / "py.log") + "' 2>&1";
+  std::string cmd = ember::testing::torch_python() + " '" + (dir / "script.py") + "' > '" +
+                    (dir / "py.log") + "' 2>&1";
   int rc = std::system(cmd.c_str());
   *output = read_file(dir / "py.log");
   return rc;
@@ -707,7 +708,8 @@ for name, t in tensors.items():
 print('ok', len(tensors))
 )PY",
                       &out);
-  if (rc != 0 && no_torch(out)) GTEST_SKIP() << "/usr/bin/python3 with torch is not available";
+  if (rc != 0 && no_torch(out))
+    GTEST_SKIP() << "no python3 with torch is available (" << ember::testing::torch_python() << ")";
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("ok 12"), std::string::npos) << out;
 }
@@ -727,7 +729,8 @@ write_st(sys.argv[0].rsplit('/', 1)[0] + '/torch.safetensors', ts, {'source': 'p
 print('wrote', len(ts))
 )PY",
                       &out);
-  if (rc != 0 && no_torch(out)) GTEST_SKIP() << "/usr/bin/python3 with torch is not available";
+  if (rc != 0 && no_torch(out))
+    GTEST_SKIP() << "no python3 with torch is available (" << ember::testing::torch_python() << ")";
   ASSERT_EQ(rc, 0) << out;
   auto loaded = ember::load(dir / "torch.safetensors");
   EXPECT_EQ(ember::load_metadata(dir / "torch.safetensors").at("source"), "pytorch");

@@ -498,4 +498,8 @@ void expect_close(const Tensor& actual, const Tensor& expected, double rtol, dou
   ADD_FAILURE() << msg.str();
 }
 
+const std::string& torch_python() {
+  return oracle_python();
+}
+
 }  // namespace ember::testing

@@ -18,6 +18,11 @@
 
 namespace ember::testing {
 
+// The Python with PyTorch that the oracle runs: EMBER_TORCH_PYTHON, else Debian's
+// /usr/bin/python3, else the first python3 on PATH that imports torch. Tests that start PyTorch
+// scripts of their own use it too.
+const std::string& torch_python();
+
 class TorchOracle {
  public:
   static TorchOracle& instance();
