@@ -47,6 +47,22 @@ struct ArgPick {
   }
 };
 
+// One more element of a candidate's own sequence, which it sees in increasing index order: an
+// equal value never replaces the one before it and the first NaN stays, so this is cheaper than
+// ArgPick's test for candidates from anywhere.
+template <typename A>
+__device__ __forceinline__ void take_next(ArgCandidate<A>& best, A v, int64_t d, bool is_max) {
+  const bool better =
+      best.index < 0 ||
+      (!fn::isnan_(best.value) && (fn::isnan_(v) || (is_max ? v > best.value : v < best.value)));
+  if (better) best = {v, d};
+}
+
+// Elements per thread in flight: four independent candidates, each over every fourth of the
+// thread's elements, so four loads are issued before any comparison waits on one (a single
+// candidate's compare chain held a full argmax of 64M floats to a tenth of the bandwidth).
+constexpr int kArgLanes = 4;
+
 // Block (x, y): rows x, x + gridDim.x, ... (row k is in[k * D, (k + 1) * D)), elements
 // [y * chunk, (y + 1) * chunk) of each; threads stride over them, then the block combines. One
 // split writes the result; several write partial[k * splits + y].
@@ -58,12 +74,26 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ WarpScratch<ArgCandidate<A>> scratch;
   const int64_t begin = static_cast<int64_t>(blockIdx.y) * chunk;
   const int64_t end = begin + chunk < D ? begin + chunk : D;
+  const int64_t step = blockDim.x;
   for (int64_t k = blockIdx.x; k < K; k += gridDim.x) {
     const in_t* x = in + k * D;
-    ArgCandidate<A> best{A(), -1};
-    for (int64_t d = begin + threadIdx.x; d < end; d += blockDim.x) {
-      best = pick(best, ArgCandidate<A>{static_cast<A>(x[d]), d});
+    ArgCandidate<A> lane[kArgLanes];
+#pragma unroll
+    for (int j = 0; j < kArgLanes; ++j) lane[j] = {A(), -1};
+    int64_t d = begin + threadIdx.x;
+    for (; d + (kArgLanes - 1) * step < end; d += kArgLanes * step) {
+      A v[kArgLanes];
+#pragma unroll
+      for (int j = 0; j < kArgLanes; ++j) v[j] = static_cast<A>(x[d + j * step]);
+#pragma unroll
+      for (int j = 0; j < kArgLanes; ++j) take_next(lane[j], v[j], d + j * step, pick.is_max);
     }
+    for (int j = 0; d < end; d += step, ++j) {
+      take_next(lane[j], static_cast<A>(x[d]), d, pick.is_max);
+    }
+    ArgCandidate<A> best = lane[0];
+#pragma unroll
+    for (int j = 1; j < kArgLanes; ++j) best = pick(best, lane[j]);
     best = group_combine(best, scratch.get(), pick);
     if (threadIdx.x == 0) {
       if (gridDim.y == 1) {
