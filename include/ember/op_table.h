@@ -28,10 +28,12 @@
 // EMBER_OP_TABLE_UNARY(_)   _(name, Prim, method, inplace)
 //   ember::name(const Tensor&) -> Tensor                  always
 //   Tensor::name() const -> Tensor                        method == 1
-//   Tensor::name_() const -> Tensor&                      inplace == 1 (dtype-keeping ops only)
+//   Tensor::name_() const -> Tensor&                      inplace == 1
 //   Prim: the UnaryOp of src/kernel_math/ops_list.h the op runs; the in-place method writes through
-//   it directly when nothing is recorded and the tensor is floating. `Composite` for ops that are
-//   not one unary kernel (they cannot have inplace == 1).
+//   it directly when nothing is recorded and the tensor is floating. On an integer tensor an op
+//   whose result is floating (sin_, log_...) is refused as PyTorch refuses it ("result type Float
+//   can't be cast to the desired output type Long"). `Composite` for ops that are not one unary
+//   kernel (they cannot have inplace == 1); ops whose result is always bool have none.
 //
 // EMBER_OP_TABLE_BINARY(_)  _(name, Prim, scalar, inplace)
 //   ember::name(const Tensor&, const Tensor&) -> Tensor   always
@@ -79,34 +81,34 @@
 // integers and bool into the default float dtype. round is half to even, as torch.round.
 #define EMBER_OP_TABLE_UNARY(_)        \
   _(neg,         Neg,        1, 1)     \
-  _(abs,         Abs,        1, 0)     \
+  _(abs,         Abs,        1, 1)     \
   _(exp,         Exp,        1, 1)     \
-  _(log,         Log,        1, 0)     \
-  _(log1p,       Log1p,      1, 0)     \
+  _(log,         Log,        1, 1)     \
+  _(log1p,       Log1p,      1, 1)     \
   _(sqrt,        Sqrt,       1, 1)     \
-  _(rsqrt,       Rsqrt,      1, 0)     \
-  _(square,      Square,     1, 0)     \
-  _(sin,         Sin,        1, 0)     \
-  _(cos,         Cos,        1, 0)     \
-  _(tan,         Tan,        1, 0)     \
-  _(asin,        Asin,       1, 0)     \
-  _(acos,        Acos,       1, 0)     \
-  _(atan,        Atan,       1, 0)     \
-  _(sinh,        Sinh,       1, 0)     \
-  _(cosh,        Cosh,       1, 0)     \
-  _(tanh,        Tanh,       1, 0)     \
-  _(expm1,       Expm1,      1, 0)     \
-  _(log2,        Log2,       1, 0)     \
-  _(log10,       Log10,      1, 0)     \
-  _(exp2,        Exp2,       1, 0)     \
-  _(sign,        Sign,       1, 0)     \
+  _(rsqrt,       Rsqrt,      1, 1)     \
+  _(square,      Square,     1, 1)     \
+  _(sin,         Sin,        1, 1)     \
+  _(cos,         Cos,        1, 1)     \
+  _(tan,         Tan,        1, 1)     \
+  _(asin,        Asin,       1, 1)     \
+  _(acos,        Acos,       1, 1)     \
+  _(atan,        Atan,       1, 1)     \
+  _(sinh,        Sinh,       1, 1)     \
+  _(cosh,        Cosh,       1, 1)     \
+  _(tanh,        Tanh,       1, 1)     \
+  _(expm1,       Expm1,      1, 1)     \
+  _(log2,        Log2,       1, 1)     \
+  _(log10,       Log10,      1, 1)     \
+  _(exp2,        Exp2,       1, 1)     \
+  _(sign,        Sign,       1, 1)     \
   _(floor,       Floor,      1, 1)     \
   _(ceil,        Ceil,       1, 1)     \
   _(trunc,       Trunc,      1, 1)     \
-  _(frac,        Frac,       1, 0)     \
-  _(round,       Round,      1, 0)     \
+  _(frac,        Frac,       1, 1)     \
+  _(round,       Round,      1, 1)     \
   _(relu,        Relu,       1, 1)     \
-  _(sigmoid,     Sigmoid,    1, 0)     \
+  _(sigmoid,     Sigmoid,    1, 1)     \
   _(silu,        Silu,       0, 0)     \
   _(logical_not, LogicalNot, 1, 0)     \
   _(isnan,       IsNan,      1, 0)     \
@@ -115,9 +117,9 @@
 // libtorch's aliases of unary table ops.
 #define EMBER_OP_TABLE_UNARY_ALIASES(_) \
   _(fix,    trunc, 1, 1)                \
-  _(arcsin, asin,  1, 0)                \
-  _(arccos, acos,  1, 0)                \
-  _(arctan, atan,  1, 0)
+  _(arcsin, asin,  1, 1)                \
+  _(arccos, acos,  1, 1)                \
+  _(arctan, atan,  1, 1)
 
 // Binary elementwise ops: PyTorch's type promotion and broadcasting (a 0-dim CPU tensor may meet
 // a tensor of any device). eq ... ge and logical_* return bool. remainder is Python's modulo

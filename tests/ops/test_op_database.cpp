@@ -639,6 +639,24 @@ TEST(OpDatabaseAliases, EqualTheirTargets) {
   }
 }
 
+// ---- in-place unary ops on integer tensors: kept dtypes work, floating results are refused ----
+TEST(OpDatabaseInPlace, IntegerTensorsKeepTheirDtypeOrAreRefused) {
+  for (const Device& dev : test_devices()) {
+    const Tensor i = tensor({-3, 0, 4}, kLong).to(dev);
+    Tensor a = i.clone();
+    EXPECT_TRUE(a.abs_().equal(tensor({3, 0, 4}, kLong).to(dev))) << dev;
+    Tensor s = i.clone();
+    EXPECT_TRUE(s.sign_().equal(tensor({-1, 0, 1}, kLong).to(dev))) << dev;
+    Tensor q = i.clone();
+    EXPECT_TRUE(q.square_().equal(tensor({9, 0, 16}, kLong).to(dev))) << dev;
+    Tensor t = i.clone();
+    const std::string msg = error_of<TypeError>([&] { t.sin_(); });
+    EXPECT_TRUE(contains(msg, "sin_") && contains(msg, "can't be cast to the desired output type"))
+        << msg;
+    EXPECT_TRUE(t.equal(i)) << "a refused in-place op leaves its tensor as it was, on " << dev;
+  }
+}
+
 // ---- coverage ----
 std::set<std::string> table_names(bool with_aliases) {
   std::set<std::string> names;

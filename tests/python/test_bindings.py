@@ -147,6 +147,8 @@ SAME_ERROR_AS_PYTORCH = [
     "T.ones(2, 3).movedim((0, 1), 0)",
     "T.ones(2).new_zeros('a')",
     "T.trace(T.ones(3))",
+    "T.tensor([1, 2]).sin_()",
+    "T.ones(2, requires_grad=True).tanh_()",
 ]
 
 
