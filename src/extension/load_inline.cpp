@@ -117,10 +117,12 @@ Extension load_inline(const std::string& name, const std::string& cpp_source,
   build.what = "load_inline('" + name + "')";
   build.stem = name;
   build.source = cpp_source + exports_for(functions);
-  build.flags = "-std=c++20 -O2 -fPIC -shared -I" + shell_quote(include);
-  for (const auto& f : options.extra_cflags) build.flags += " " + shell_quote(f);
-  build.ldflags = "-L" + shell_quote(lib) + " -lember -Wl,-rpath," + shell_quote(lib);
-  for (const auto& f : options.extra_ldflags) build.ldflags += " " + shell_quote(f);
+  // Appended piece by piece: GCC 12 misreads "literal" + std::string&& as a huge memcpy (a
+  // false -Wstringop-overflow in every Release build).
+  build.flags = std::string("-std=c++20 -O2 -fPIC -shared -I") + shell_quote(include);
+  for (const auto& f : options.extra_cflags) build.flags.append(" ").append(shell_quote(f));
+  build.ldflags = std::string("-L") + shell_quote(lib) + " -lember -Wl,-rpath," + shell_quote(lib);
+  for (const auto& f : options.extra_ldflags) build.ldflags.append(" ").append(shell_quote(f));
   build.key_extra = std::string(EMBER_VERSION_STRING_FOR_EXTENSIONS) + '\0' + include;
   build.cache_env = "EMBER_EXTENSIONS_DIR";
   build.cache_subdir = "extensions";

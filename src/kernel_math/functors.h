@@ -86,7 +86,11 @@ struct RsqrtOp {
 struct SquareOp {
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
-    return x * x;
+    if constexpr (std::is_same_v<T, bool>) {
+      return x;  // x * x, without bool arithmetic
+    } else {
+      return x * x;
+    }
   }
 };
 struct ReciprocalOp {
