@@ -58,6 +58,7 @@ class Proof:
         self.jobs = jobs
         self.logs = tempfile.mkdtemp(prefix="ember-gpu-logs-")
         self.summary = []
+        self.san_options = None  # sanitizer_options(), asked once
         self.failed_tail = []
         self.manifest = json.load(open(os.path.join(carry, "manifest.json")))
         self.env = dict(os.environ)
@@ -227,13 +228,13 @@ class Proof:
         this compute-sanitizer lists it: failed API calls are the tests' own business (they check
         CUDA's error codes on purpose, and NCCL probes kernel images), and a binary whose tests
         never reach CUDA is no error."""
-        if not hasattr(self, "_san_options"):
+        if self.san_options is None:
             _, text = self.run([san, "--help"], time.time() + 20, "sanitizer-help.log")
-            self._san_options = []
+            self.san_options = []
             for option in ("--report-api-errors", "--require-cuda-init"):
                 if option in text:
-                    self._san_options += [option, "no"]
-        return self._san_options
+                    self.san_options += [option, "no"]
+        return self.san_options
 
     def preflight(self, san, deadline):
         """One small binary under the sanitizer: 'unavailable' when it refuses the device."""
