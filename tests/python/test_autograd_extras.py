@@ -278,3 +278,54 @@ def test_hooks_and_functions_free_their_python_objects():
     del y
     gc.collect()
     assert ref() is None
+
+
+def gradcheck_cases(lib):
+    class Doubled(lib.autograd.Function):
+        """The identity with a wrong backward (twice the gradient)."""
+
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    def inputs():
+        a = lib.linspace(-1.0, 1.5, 6, dtype=lib.float64).reshape(2, 3).requires_grad_()
+        b = lib.linspace(0.5, 2.0, 3, dtype=lib.float64).requires_grad_()
+        return a, b
+
+    return Doubled, inputs
+
+
+def test_gradcheck_passes_and_fails_as_pytorchs():
+    from ember.autograd.gradcheck import GradcheckError
+    from torch.autograd.gradcheck import GradcheckError as TorchGradcheckError
+
+    for lib, error in ((ember, GradcheckError), (torch, TorchGradcheckError)):
+        Doubled, inputs = gradcheck_cases(lib)
+        a, b = inputs()
+        # Two inputs, two outputs, a broadcast and a reduction.
+        assert lib.autograd.gradcheck(lambda x, y: (x.sin() * y, (x * y).sum(1).tanh()), (a, b))
+        assert lib.autograd.gradcheck(lambda x: x.exp(), a)
+        with pytest.raises(error) as info:
+            lib.autograd.gradcheck(Doubled.apply, (a,))
+        assert isinstance(info.value, RuntimeError)
+        assert "Jacobian mismatch for output 0 with respect to input 0" in str(info.value)
+        assert lib.autograd.gradcheck(Doubled.apply, (a,), raise_exception=False) is False
+        # An input that does not require grad is not checked; none at all is an error.
+        assert lib.autograd.gradcheck(lambda x, y: x * y, (a, b.detach()))
+        with pytest.raises(ValueError):
+            lib.autograd.gradcheck(lambda x: x * 2, (a.detach(),))
+        # The inputs are left as they were (the nudges are undone).
+        a2, _ = inputs()
+        assert bool((a.detach() == a2.detach()).all())
+
+
+def test_gradcheck_warns_for_single_precision_like_pytorch():
+    for lib in (ember, torch):
+        x = lib.ones(3).requires_grad_()
+        with pytest.warns(UserWarning, match="not a double precision"):
+            lib.autograd.gradcheck(lambda t: t * 2, (x,), eps=1e-3, atol=1e-2)
