@@ -23,6 +23,16 @@ double num(const nb::dict& g, const char* key) {
   return nb::cast<double>(g[key]);
 }
 
+// Adam's and AdamW's options: the same keys, different option types.
+template <typename Options>
+std::unique_ptr<OptimizerOptions> adam_options(const nb::dict& g) {
+  auto betas = nb::cast<std::pair<double, double>>(g["betas"]);
+  Options o(num(g, "lr"));
+  o.betas({betas.first, betas.second}).eps(num(g, "eps"));
+  o.weight_decay(num(g, "weight_decay")).amsgrad(nb::cast<bool>(g["amsgrad"]));
+  return o.clone();
+}
+
 // The options of `kind` from a param_group dict, PyTorch's keys (betas as a pair, max_eval and
 // line_search_fn may be None).
 std::unique_ptr<OptimizerOptions> options_from(const std::string& kind, const nb::dict& g) {
@@ -34,19 +44,8 @@ std::unique_ptr<OptimizerOptions> options_from(const std::string& kind, const nb
     o.weight_decay(num(g, "weight_decay")).nesterov(nb::cast<bool>(g["nesterov"]));
     return o.clone();
   }
-  if (kind == "Adam" || kind == "AdamW") {
-    auto betas = nb::cast<std::pair<double, double>>(g["betas"]);
-    if (kind == "Adam") {
-      optim::AdamOptions o(num(g, "lr"));
-      o.betas({betas.first, betas.second}).eps(num(g, "eps"));
-      o.weight_decay(num(g, "weight_decay")).amsgrad(nb::cast<bool>(g["amsgrad"]));
-      return o.clone();
-    }
-    optim::AdamWOptions o(num(g, "lr"));
-    o.betas({betas.first, betas.second}).eps(num(g, "eps"));
-    o.weight_decay(num(g, "weight_decay")).amsgrad(nb::cast<bool>(g["amsgrad"]));
-    return o.clone();
-  }
+  if (kind == "Adam") return adam_options<optim::AdamOptions>(g);
+  if (kind == "AdamW") return adam_options<optim::AdamWOptions>(g);
   if (kind == "RMSprop") {
     optim::RMSpropOptions o(num(g, "lr"));
     o.alpha(num(g, "alpha")).eps(num(g, "eps")).weight_decay(num(g, "weight_decay"));
