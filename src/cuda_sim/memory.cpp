@@ -113,15 +113,17 @@ void on_segv(int sig, siginfo_t* si, void* ctx) {
   } else {
     std::snprintf(who, sizeof(who), "host code (not a kernel)");
   }
-  std::string what = "memory of cuda:" + std::to_string(d->index);
+  // No allocation here (a signal handler: the fault may have hit inside malloc), only buffers.
+  char what[256];
+  std::snprintf(what, sizeof(what), "memory of cuda:%d", d->index);
   if (d->m.try_lock()) {
     const PointerInfo info = classify_locked(*d, a);
     d->m.unlock();
-    what = describe(info, si->si_addr);
+    describe_into(what, sizeof(what), info, si->si_addr);
   }
   char buf[2048];
   std::snprintf(buf, sizeof(buf), "ember cuda-sim: %s accessed address %p, which is %s.%s\n", who,
-                si->si_addr, what.c_str(),
+                si->si_addr, what,
                 tls_activity ? ""
                              : " Device memory cannot be dereferenced on the host: copy the "
                                "tensor to the CPU first (.cpu() or .to(kCPU)).");
@@ -194,39 +196,47 @@ PointerInfo classify(const void* p) {
   return info;
 }
 
-std::string describe(const PointerInfo& info, const void* p) {
-  char buf[256];
+void describe_into(char* buf, size_t n, const PointerInfo& info, const void* p) {
   const auto a = reinterpret_cast<uintptr_t>(p);
   switch (info.kind) {
     case MemoryKind::Pageable:
-      return "pageable host memory (not accessible to kernels; pin it or copy it to the device)";
+      std::snprintf(buf, n,
+                    "pageable host memory (not accessible to kernels; pin it or copy it to "
+                    "the device)");
+      return;
     case MemoryKind::Pinned:
-      std::snprintf(buf, sizeof(buf), "pinned host memory (%zu bytes at %#zx)", info.size,
+      std::snprintf(buf, n, "pinned host memory (%zu bytes at %#zx)", info.size,
                     static_cast<size_t>(info.base));
-      return buf;
+      return;
     case MemoryKind::DeviceLive:
-      std::snprintf(buf, sizeof(buf), "memory of cuda:%d (byte %zu of an allocation of %zu bytes)",
+      std::snprintf(buf, n, "memory of cuda:%d (byte %zu of an allocation of %zu bytes)",
                     info.device, static_cast<size_t>(a - info.base), info.size);
-      return buf;
+      return;
     case MemoryKind::DeviceCachedFree:
-      std::snprintf(buf, sizeof(buf),
+      std::snprintf(buf, n,
                     "memory of cuda:%d that the caching allocator has freed (a free block of "
                     "%zu bytes at %#zx): use after free",
                     info.device, info.size, static_cast<size_t>(info.base));
-      return buf;
+      return;
     case MemoryKind::DeviceFreed:
-      std::snprintf(buf, sizeof(buf),
+      std::snprintf(buf, n,
                     "memory of cuda:%d released by cudaFree (a freed range of %zu bytes at %#zx): "
                     "use after free",
                     info.device, info.size, static_cast<size_t>(info.base));
-      return buf;
+      return;
     case MemoryKind::DeviceUnmapped:
-      std::snprintf(buf, sizeof(buf),
+      std::snprintf(buf, n,
                     "unallocated memory of cuda:%d (outside every allocation: out of bounds%s)",
                     info.device, info.base ? ", past the end of an allocation" : "");
-      return buf;
+      return;
   }
-  return "unknown memory";
+  std::snprintf(buf, n, "unknown memory");
+}
+
+std::string describe(const PointerInfo& info, const void* p) {
+  char buf[256];
+  describe_into(buf, sizeof(buf), info, p);
+  return buf;
 }
 
 void* pinned_alloc(size_t n) {

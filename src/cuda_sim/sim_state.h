@@ -134,6 +134,8 @@ struct PointerInfo {
 };
 PointerInfo classify(const void* p);
 std::string describe(const PointerInfo& info, const void* p);
+// The same into a buffer, without allocating (for the fault handler).
+void describe_into(char* buf, size_t n, const PointerInfo& info, const void* p);
 void* pinned_alloc(size_t n);
 bool pinned_free(void* p);
 bool is_pinned(const void* p);
