@@ -38,16 +38,24 @@ std::string dir_of(const std::string& p) {
 
 // Where Ember's headers and library are: installed (PREFIX/include beside PREFIX/lib) or this
 // build tree's include/. EMBER_INCLUDE_DIR overrides.
-std::pair<std::string, std::string> ember_paths() {
+struct EmberPaths {
+  std::string include;
+  std::string library;  // the libember this process loaded, by its own file name
+  std::string library_dir;
+};
+
+EmberPaths ember_paths() {
   Dl_info info{};
   dladdr(reinterpret_cast<void*>(&load_inline), &info);
-  const std::string lib = info.dli_fname ? dir_of(info.dli_fname) : ".";
-  std::string include = env_or("EMBER_INCLUDE_DIR", "");
-  if (include.empty()) {
-    const std::string installed = dir_of(lib) + "/include";
-    include = exists(installed + "/ember/ember.h") ? installed : EMBER_BUILD_INCLUDE_DIR;
+  EmberPaths p;
+  p.library = info.dli_fname ? info.dli_fname : "libember.so";
+  p.library_dir = dir_of(p.library);
+  p.include = env_or("EMBER_INCLUDE_DIR", "");
+  if (p.include.empty()) {
+    const std::string installed = dir_of(p.library_dir) + "/include";
+    p.include = exists(installed + "/ember/ember.h") ? installed : EMBER_BUILD_INCLUDE_DIR;
   }
-  return {include, lib};
+  return p;
 }
 
 // The C symbol that exports `function` ("ns::f" -> "ns__f").
@@ -111,7 +119,8 @@ Extension load_inline(const std::string& name, const std::string& cpp_source,
                                   ":") == std::string::npos,
                 ValueError, "load_inline('", name, "'): '", f, "' is not a function name");
   }
-  const auto [include, lib] = ember_paths();
+  const EmberPaths paths = ember_paths();
+  const std::string& include = paths.include;
   using ::ember::detail::shell_quote;
   ::ember::detail::SharedObjectBuild build;
   build.what = "load_inline('" + name + "')";
@@ -121,7 +130,9 @@ Extension load_inline(const std::string& name, const std::string& cpp_source,
   // false -Wstringop-overflow in every Release build).
   build.flags = std::string("-std=c++20 -O2 -fPIC -shared -I") + shell_quote(include);
   for (const auto& f : options.extra_cflags) build.flags.append(" ").append(shell_quote(f));
-  build.ldflags = std::string("-L") + shell_quote(lib) + " -lember -Wl,-rpath," + shell_quote(lib);
+  // The loaded library by its path, not -lember: a library folder may hold only the versioned
+  // file (libember.so.0.1.0, as the GPU proof's carry does), without the libember.so link.
+  build.ldflags = shell_quote(paths.library) + " -Wl,-rpath," + shell_quote(paths.library_dir);
   for (const auto& f : options.extra_ldflags) build.ldflags.append(" ").append(shell_quote(f));
   build.key_extra = std::string(EMBER_VERSION_STRING_FOR_EXTENSIONS) + '\0' + include;
   build.cache_env = "EMBER_EXTENSIONS_DIR";
