@@ -8,8 +8,10 @@ Steps, in order, each under its own time limit inside one budget:
   memcheck  compute-sanitizer memcheck over the same binaries with caching off (preflight first)
   racecheck, synccheck  on Ember's own kernels (test_cuda_kernels)
   bench     bench/gpu_bench.py: Ember against PyTorch on the same card
+  python    (a call of its own: --steps env,libs,python) ember._C built here for this machine's
+            Python against the carried libember, then the Python suite (tests/python)
 At most 8 files go to --out: summary.txt (one "STEP <name> <VERDICT> <seconds>s" line per step and
-a final "RESULT" line), tests.xml (JUnit), gpu_bench.json, logs.tar.gz. Failed tests and the last
+a final "RESULT" line), tests.xml (JUnit), gpu_bench.json, python.xml (pytest's JUnit), logs.tar.gz. Failed tests and the last
 lines of each failed step are also printed to standard output.
 Standard library only: it runs on Debian's Python 3.11 (CI's rehearsal) and the GPU machine's 3.12.
 """
@@ -43,7 +45,10 @@ MEMCHECK_EXCLUDE = "*DeathTest*:*DeviceSideAssert*:*OutOfMemory*:*MemoryFraction
 # Step limits (seconds). Each step also stops at the budget's end (less 5 s), so a slow early step
 # shortens the later ones rather than the call running past its timeout.
 LIMITS = {"env": 20, "libs": 20, "tests": 200, "memcheck": 130, "racecheck": 40, "synccheck": 40,
-          "bench": 90}
+          "bench": 90, "python": 300}
+# Where the python step builds the package: two folders below the checkout, as build/python is,
+# so that with CCACHE_BASEDIR (CI's rehearsal) its compile commands are the default build's.
+PYTHON_BUILD = os.path.join(ROOT, "build-gpu", "python")
 TEST_TIMEOUT = 120  # one binary in the tests step
 SANITIZE_TIMEOUT = 120  # one binary under compute-sanitizer
 
@@ -322,6 +327,73 @@ class Proof:
             return "FAIL", f"exit {rc} (bench.log)"
         return "PASS", "rows in gpu_bench.json"
 
+    def step_python(self, deadline):
+        """The carry holds no Python module (this machine's Python is not Debian's): ember._C is
+        built here with this Python's headers and nanobind, against the carried libember, and the
+        Python suite runs on it, PyTorch programs renamed included (their cuda branch on a GPU)."""
+        py = self.python
+        if not py:
+            return "FAIL", "no python3 with torch"
+        rc, out = self.run([py, "-c", "import os, sysconfig; i = sysconfig.get_paths()['include'];"
+                            "print(i, os.path.exists(os.path.join(i, 'Python.h')))"],
+                           deadline, "python-build.log")
+        if rc != 0 or not out.strip().endswith("True"):
+            return "FAIL", f"no Python.h for {py}: {out.strip()}"
+        rc, nb_dir = self.run([py, "-m", "nanobind", "--cmake_dir"], deadline, "python-build.log")
+        if rc != 0:
+            return "FAIL", f"{py} has no nanobind (python-build.log)"
+        cmake = shutil.which("cmake")
+        if not cmake:
+            return "FAIL", "no cmake"
+        libs = sorted(glob.glob(os.path.join(self.carry, "lib", "libember.so*")))
+        if not libs:
+            return "FAIL", "no libember in the carry"
+        configure = [cmake, "-S", os.path.join(ROOT, "python"), "-B", PYTHON_BUILD,
+                     "-DCMAKE_BUILD_TYPE=Release", f"-DEMBER_LIBRARY={libs[0]}",
+                     f"-DPython_EXECUTABLE={py}", f"-Dnanobind_DIR={nb_dir.strip().splitlines()[-1]}"]
+        if shutil.which("ninja"):
+            configure += ["-G", "Ninja"]
+        if shutil.which("ccache"):
+            configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+        shutil.rmtree(PYTHON_BUILD, ignore_errors=True)
+        t0 = time.time()
+        for cmd in (configure, [cmake, "--build", PYTHON_BUILD, "-j", str(os.cpu_count() or 2)]):
+            rc, out = self.run(cmd, deadline, "python-build.log")
+            if rc != 0:
+                self.tail("python build", out, 30)
+                return "FAIL", f"{os.path.basename(cmd[1])} exit {rc} (python-build.log)"
+        self.note(f"  ember._C built in {time.time() - t0:.0f}s for {py}")
+        env = self.test_env()
+        # PyTorch and Ember share one process here: the wheels' CUDA libraries (PyTorch's own)
+        # come before the toolkit's, which PyTorch was not built with.
+        dirs = env.get("LD_LIBRARY_PATH", "").split(":")
+        wheels = [d for d in dirs if os.sep + "nvidia" + os.sep in d]
+        env["LD_LIBRARY_PATH"] = ":".join([dirs[0]] + wheels + [d for d in dirs[1:] if d not in wheels])
+        env.update(EMBER_PYTHON_PATH=PYTHON_BUILD, PYTHONDONTWRITEBYTECODE="1",
+                   EMBER_INCLUDE_DIR=os.path.join(ROOT, "include"), PYTHONUNBUFFERED="1")
+        xml = os.path.join(self.out, "python.xml")
+        rc, out = self.run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE",
+                            f"--junitxml={xml}", os.path.join(ROOT, "tests", "python")],
+                           deadline, "python-tests.log", env=env)
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        if os.path.exists(xml):
+            for suite in ET.parse(xml).getroot().iter("testsuite"):
+                for k in counts:
+                    counts[k] += int(suite.get(k, 0))
+        passed = counts["tests"] - counts["failures"] - counts["errors"] - counts["skipped"]
+        detail = (f"{passed} passed, {counts['failures'] + counts['errors']} failed, "
+                  f"{counts['skipped']} skipped")
+        self.note(f"  python: {detail}")
+        if rc != 0 or not os.path.exists(xml):
+            for line in out.splitlines():
+                if line.startswith(("FAILED ", "ERROR ")):
+                    self.note("  " + line[:300])
+            self.tail("python tests", out, 30)
+            return "FAIL", f"pytest exit {rc}: {detail} (python-tests.log)"
+        if not self.gpus:
+            return "NO-GPU", detail + " (no GPU: the CPU branches)"
+        return "PASS", detail
+
     def finish(self, verdicts):
         if any(v == "FAIL" for v in verdicts.values()):
             result = "FAIL"
@@ -469,6 +541,7 @@ def main():
         "racecheck": lambda d: proof.step_kernel_tool("racecheck", d),
         "synccheck": lambda d: proof.step_kernel_tool("synccheck", d),
         "bench": proof.step_bench,
+        "python": proof.step_python,
     }
     verdicts = {}
     for name in args.steps.split(","):
