@@ -76,7 +76,8 @@
 // clang-format off
 // Unary elementwise ops. neg, abs, relu, sign, square, round, floor, ceil, trunc keep integer
 // dtypes (floor/ceil/trunc/round return a copy of an integer input; bool is rejected); frac is
-// x - trunc(x), floating dtypes only; logical_not and isnan return bool; bitwise_not takes integer
+// x - trunc(x), floating dtypes only; logical_not, isnan, isinf and isfinite return bool (an
+// integer or bool tensor is finite everywhere); bitwise_not takes integer
 // and bool tensors only (x ^ all ones); silu takes floating dtypes only; every other op turns
 // integers and bool into the default float dtype. round is half to even, as torch.round.
 #define EMBER_OP_TABLE_UNARY(_)        \
@@ -112,6 +113,8 @@
   _(silu,        Silu,       0, 0)     \
   _(logical_not, LogicalNot, 1, 0)     \
   _(isnan,       IsNan,      1, 0)     \
+  _(isinf,       Composite,  1, 0)     \
+  _(isfinite,    Composite,  1, 0)     \
   _(bitwise_not, Composite,  1, 0)
 
 // libtorch's aliases of unary table ops.

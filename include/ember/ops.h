@@ -210,8 +210,30 @@ EMBER_API Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index,
 // self with its slices at `index` (1-D, int64) along dim replaced by source's.
 EMBER_API Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index,
                             const Tensor& source);
+// a's diagonal `offset` (above the main one when positive) of dims dim1 and dim2, as a view:
+// those dims are removed and the diagonal is the last dim.
+EMBER_API Tensor diagonal(const Tensor& a, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+// Moves dims `source` to the places `destination`; the others keep their order.
+EMBER_API Tensor movedim(const Tensor& a, IntArrayRef source, IntArrayRef destination);
+EMBER_API Tensor movedim(const Tensor& a, int64_t source, int64_t destination);
+// Dim `dim` split into `sizes` (one may be -1), as a view.
+EMBER_API Tensor unflatten(const Tensor& a, int64_t dim, IntArrayRef sizes);
+// Views of consecutive pieces of dim `dim`, of the given lengths (they must sum to its size).
+EMBER_API std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes,
+                                               int64_t dim = 0);
+// ---- parts of matrices (src/ops/matrix_parts.cpp): over the last two dims ----
+// The lower (tril) or upper (triu) triangle: elements with column - row <= diagonal (tril) or
+// >= diagonal (triu) are kept, the others are zero.
+EMBER_API Tensor tril(const Tensor& a, int64_t diagonal = 0);
+EMBER_API Tensor triu(const Tensor& a, int64_t diagonal = 0);
+// 1-D a: the square matrix with a on its diagonal `diagonal`; 2-D a: that diagonal, copied.
+EMBER_API Tensor diag(const Tensor& a, int64_t diagonal = 0);
+// The sum of a matrix's main diagonal (integers sum to int64, as sum does).
+EMBER_API Tensor trace(const Tensor& a);
 // int64 [n, a.dim()]: the coordinates of a's nonzero elements in row-major order.
 EMBER_API Tensor nonzero(const Tensor& a);
+// The same (PyTorch's name for NumPy's).
+EMBER_API Tensor argwhere(const Tensor& a);
 // One-argument where: nonzero(condition) as one 1-D index tensor per dim.
 EMBER_API std::vector<Tensor> where(const Tensor& condition);
 // Broadcast shape of two shapes; throws naming both when they do not broadcast.

@@ -172,7 +172,22 @@ class EMBER_API Tensor {
   Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  // Pieces of the given lengths; split({2, 3}) is split_with_sizes({2, 3}), as in libtorch.
+  std::vector<Tensor> split_with_sizes(IntArrayRef split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> split(IntArrayRef split_sizes, int64_t dim = 0) const;
   std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor movedim(IntArrayRef source, IntArrayRef destination) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor unflatten(int64_t dim, IntArrayRef sizes) const;
+  // The tensor tiled: dim i repeated repeats[i] times (leading new dims allowed), a copy.
+  Tensor repeat(IntArrayRef repeats) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor& tril_(int64_t diagonal = 0) const;
+  Tensor& triu_(int64_t diagonal = 0) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor trace() const;
 
   // ---- indexing (ember/indexing.h): Python's x[...] as libtorch spells it ----
   // x.index({Slice(), 0}) is x[:, 0]; integers and slices give views, index tensors (int64, or
@@ -191,6 +206,7 @@ class EMBER_API Tensor {
                      bool accumulate = false) const;
   // int64 [n, dim()]: the coordinates of the nonzero elements, in row-major order.
   Tensor nonzero() const;
+  Tensor argwhere() const;
 
   // ---- math ----
   // The ops of ember/op_table.h (x.exp(), x.mul(y), x.mul(2), x.eq(0), x.exp_(), x.mul_(y), the

@@ -11,7 +11,7 @@ from .return_types import _make_values_indices
 from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: F401
 from .autograd import inference_mode, is_inference_mode_enabled  # noqa: F401
 from . import _hooks  # noqa: F401  Tensor.register_hook
-from ._composites import FUNCTIONS as _COMPOSITES  # also Tensor.new_zeros, repeat, tril, ...
+from . import _composites  # noqa: F401  Tensor.new_zeros, new_ones, new_empty, new_full, new_tensor
 from ._tensor_ctor import tensor, as_tensor  # noqa: F401
 from ._generator import Generator  # noqa: F401
 from .serialization import save, load  # noqa: F401
@@ -29,7 +29,6 @@ from .amp.autocast_mode import (  # noqa: F401
 from ._C._amp import (  # noqa: F401
     _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_)
 
-globals().update(_COMPOSITES)
 _C._set_size_class(Size)
 _C._set_return_types(_make_values_indices)
 
@@ -40,4 +39,4 @@ __all__ = [name for name in dir(_C) if not name.startswith("_")] + [
     "distributed", "autocast", "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled",
     "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
-    "set_autocast_enabled", "set_autocast_gpu_dtype"] + list(_COMPOSITES)
+    "set_autocast_enabled", "set_autocast_gpu_dtype"]

@@ -303,24 +303,74 @@ void def_shapes(nb::module_& m, nb::class_<Tensor>& cls) {
     } else {
       const std::vector<int64_t> sections = int_list(size_or_sections, "split_size_or_sections");
       nb::gil_scoped_release release;
-      int64_t total = 0;
-      for (int64_t s : sections) total += s;
-      const int64_t d = dim < 0 ? dim + t.dim() : dim;
-      EMBER_CHECK(d >= 0 && d < t.dim(), IndexError, "split(): dim ", dim,
-                  " is out of range for a tensor of ", t.dim(), " dims");
-      EMBER_CHECK(total == t.size(d), ValueError,
-                  "split_with_sizes expects split_sizes to sum exactly to ", t.size(d),
-                  " (input tensor's size at dimension ", dim,
-                  "), but got split_sizes=", IntArrayRef(sections));
-      int64_t start = 0;
-      for (int64_t s : sections) {
-        r.push_back(t.narrow(d, start, s));
-        start += s;
-      }
+      r = t.split_with_sizes(sections, dim);
     }
     return tuple_of(std::move(r));
   };
   both(m, cls, "split", split, "split_size_or_sections"_a, "dim"_a = 0);
+  both(
+      m, cls, "split_with_sizes",
+      [](T t, nb::handle sizes, int64_t dim) {
+        const std::vector<int64_t> s = int_list(sizes, "split_sizes");
+        return tensors_without_gil([&] { return t.split_with_sizes(s, dim); });
+      },
+      "split_sizes"_a, "dim"_a = 0);
+  // movedim(0, 1) or movedim((0, 1), (2, 0)): ints or sequences of ints, both of one kind.
+  both(
+      m, cls, "movedim",
+      [](T t, nb::handle source, nb::handle destination) {
+        const bool int_source = PyLong_Check(source.ptr()),
+                   int_dest = PyLong_Check(destination.ptr());
+        EMBER_CHECK(int_source == int_dest, ArgumentTypeError,
+                    "movedim() takes (int source, int destination) or (tuple of ints source, tuple "
+                    "of ints destination), got (",
+                    Py_TYPE(source.ptr())->tp_name, ", ", Py_TYPE(destination.ptr())->tp_name, ")");
+        const std::vector<int64_t> s = int_list(source, "source"),
+                                   d = int_list(destination, "destination");
+        nb::gil_scoped_release release;
+        return t.movedim(s, d);
+      },
+      "source"_a, "destination"_a);
+  both(
+      m, cls, "unflatten",
+      [](T t, int64_t dim, nb::handle sizes) {
+        const std::vector<int64_t> s = int_list(sizes, "sizes");
+        nb::gil_scoped_release release;
+        return t.unflatten(dim, s);
+      },
+      "dim"_a, "sizes"_a);
+  cls.def("repeat", [](T t, nb::args repeats) {
+    const std::vector<int64_t> r = sizes_from_args(repeats, "repeat");
+    nb::gil_scoped_release release;
+    return t.repeat(r);
+  });
+  both(
+      m, cls, "diagonal",
+      [](T t, int64_t offset, int64_t dim1, int64_t dim2) {
+        return t.diagonal(offset, dim1, dim2);
+      },
+      "offset"_a = 0, "dim1"_a = 0, "dim2"_a = 1, RG());
+  both(
+      m, cls, "tril", [](T t, int64_t diagonal) { return tril(t, diagonal); }, "diagonal"_a = 0,
+      RG());
+  both(
+      m, cls, "triu", [](T t, int64_t diagonal) { return triu(t, diagonal); }, "diagonal"_a = 0,
+      RG());
+  cls.def(
+      "tril_",
+      [](nb::handle s, int64_t diagonal) { return inplace(s, [&](T t) { t.tril_(diagonal); }); },
+      "diagonal"_a = 0);
+  cls.def(
+      "triu_",
+      [](nb::handle s, int64_t diagonal) { return inplace(s, [&](T t) { t.triu_(diagonal); }); },
+      "diagonal"_a = 0);
+  both(
+      m, cls, "diag", [](T t, int64_t diagonal) { return diag(t, diagonal); }, "diagonal"_a = 0,
+      RG());
+  both(
+      m, cls, "trace", [](T t) { return trace(t); }, RG());
+  both(
+      m, cls, "argwhere", [](T t) { return argwhere(t); }, RG());
   both(
       m, cls, "chunk",
       [](T t, int64_t chunks, int64_t dim) {
@@ -382,25 +432,6 @@ void def_shapes(nb::module_& m, nb::class_<Tensor>& cls) {
       clamp_args());
 }
 
-// isinf / isfinite: a floating tensor compared with infinity (NaN is neither); integer and bool
-// tensors are all finite.
-void def_float_classes(nb::module_& m, nb::class_<Tensor>& cls) {
-  both(
-      m, cls, "isinf",
-      [](T t) {
-        if (!t.is_floating_point()) return zeros_like(t, TensorOptions().dtype(kBool));
-        return eq(abs(t), Scalar(INFINITY));
-      },
-      RG());
-  both(
-      m, cls, "isfinite",
-      [](T t) {
-        if (!t.is_floating_point()) return ones_like(t, TensorOptions().dtype(kBool));
-        return lt(abs(t), Scalar(INFINITY));  // NaN compares false
-      },
-      RG());
-}
-
 }  // namespace
 
 void init_tensor_ops(nb::module_& m, nb::class_<Tensor>& cls) {
@@ -409,7 +440,6 @@ void init_tensor_ops(nb::module_& m, nb::class_<Tensor>& cls) {
   def_gather_scatter(m, cls);
   def_products(m, cls);
   def_shapes(m, cls);
-  def_float_classes(m, cls);
 }
 
 }  // namespace ember::python

@@ -14,6 +14,13 @@ Tensor Tensor::nonzero() const {
   return ember::nonzero(*this);
 }
 
+Tensor argwhere(const Tensor& a) {
+  return nonzero(a);
+}
+Tensor Tensor::argwhere() const {
+  return ember::nonzero(*this);
+}
+
 std::vector<Tensor> where(const Tensor& condition) {
   // PyTorch's nonzero(as_tuple=True): one 1-D index tensor per dim (one for a 0-dim condition).
   Tensor nz = nonzero(condition.dim() == 0 ? condition.unsqueeze(0) : condition);

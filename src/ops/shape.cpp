@@ -1,5 +1,6 @@
 // View ops: O(1) tensors that share the base's storage, each with its gradient rule. reshape
 // falls back to a contiguous copy only when the strides cannot express the new shape.
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -500,6 +501,160 @@ std::vector<Tensor> Tensor::unbind(int64_t dim) const {
   return out;
 }
 
+std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t dim) const {
+  EMBER_CHECK(this->dim() > 0, ValueError,
+              "split_with_sizes expects at least a 1-dimensional tensor");
+  const int64_t d = wrap_dim(dim, this->dim(), "split_with_sizes");
+  const int64_t size = sizes()[d];
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    EMBER_CHECK(s >= 0, ValueError,
+                "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                "split_sizes=",
+                split_sizes);
+    EMBER_CHECK(checked::add(total, s, &total), ValueError,
+                "split_with_sizes: split_sizes=", split_sizes, " overflow int64 when summed");
+  }
+  EMBER_CHECK(total == size, ValueError, "split_with_sizes expects split_sizes to sum exactly to ",
+              size, " (input tensor's size at dimension ", d,
+              "), but got split_sizes=", split_sizes);
+  std::vector<Tensor> out;
+  reserve_pieces(out, static_cast<int64_t>(split_sizes.size()), "split_with_sizes");
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(narrow_piece(*this, d, start, s, "SplitWithSizesBackward0"));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> Tensor::split(IntArrayRef split_sizes, int64_t dim) const {
+  return split_with_sizes(split_sizes, dim);
+}
+
+namespace {
+
+// 0 <= d1 != d2 < t.dim(): the diagonal as the last dim, the two dims removed.
+Tensor diagonal_view(const Tensor& t, int64_t offset, int64_t d1, int64_t d2) {
+  const int64_t n1 = t.sizes()[d1], n2 = t.sizes()[d2];
+  // Its first element: (0, offset) above the main diagonal, (-offset, 0) below it.
+  const int64_t row = offset >= 0 ? 0 : -offset, col = offset >= 0 ? offset : 0;
+  const int64_t length = std::max<int64_t>(0, std::min(n1 - row, n2 - col));
+  DimVector sizes, strides;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d == d1 || d == d2) continue;
+    sizes.push_back(t.sizes()[d]);
+    strides.push_back(t.strides()[d]);
+  }
+  sizes.push_back(length);
+  strides.push_back(t.strides()[d1] + t.strides()[d2]);
+  // An empty diagonal addresses nothing: its offset stays the base's.
+  const int64_t storage_offset =
+      length == 0 ? t.storage_offset()
+                  : t.storage_offset() + row * t.strides()[d1] + col * t.strides()[d2];
+  return make_view(t, sizes, strides, storage_offset);
+}
+
+}  // namespace
+
+Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
+  // A tensor of fewer than 2 dims fails here, with PyTorch's IndexError.
+  const int64_t d1 = wrap_dim(dim1, this->dim(), "diagonal");
+  const int64_t d2 = wrap_dim(dim2, this->dim(), "diagonal");
+  EMBER_CHECK(d1 != d2, ValueError, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  Tensor out = diagonal_view(*this, offset, d1, d2);
+  if (autograd::needs_grad({*this})) {
+    autograd::record("DiagonalBackward0", out, {*this},
+                     scatter_into_zeros(sizes(), [=](const Tensor& z) {
+                       return diagonal_view(z, offset, d1, d2);
+                     }));
+  }
+  return out;
+}
+
+Tensor Tensor::movedim(IntArrayRef source, IntArrayRef destination) const {
+  EMBER_CHECK(source.size() == destination.size(), ValueError,
+              "movedim: Invalid source or destination dims: source (", source,
+              " dims) should contain the same number of dims as destination (", destination,
+              " dims)");
+  const int64_t n = dim();
+  // order[d]: the input dim that lands at d; the unnamed dims fill the free places in order.
+  std::vector<int64_t> order(n, -1);
+  std::vector<bool> moved(n, false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    const int64_t s = wrap_dim(source[i], n, "movedim"), d = wrap_dim(destination[i], n, "movedim");
+    EMBER_CHECK(!moved[s], ValueError, "movedim: repeated dim in `source` (", source, ")");
+    EMBER_CHECK(order[d] == -1, ValueError, "movedim: repeated dim in `destination` (", destination,
+                ")");
+    moved[s] = true;
+    order[d] = s;
+  }
+  int64_t next = 0;
+  for (int64_t& o : order) {
+    if (o != -1) continue;
+    while (moved[next]) ++next;
+    o = next++;
+  }
+  return permute(order);
+}
+
+Tensor Tensor::movedim(int64_t source, int64_t destination) const {
+  return movedim(IntArrayRef{source}, IntArrayRef{destination});
+}
+
+Tensor Tensor::unflatten(int64_t dim, IntArrayRef sizes) const {
+  check_not_scalar(*this, "unflatten");
+  const int64_t d = wrap_dim(dim, this->dim(), "unflatten");
+  EMBER_CHECK(!sizes.empty(), ValueError, "unflatten: sizes must be non-empty");
+  // The sizes (one may be -1) must multiply up to the dim's size exactly: infer_size's check,
+  // reported in unflatten's words.
+  const int64_t n = this->sizes()[d];
+  DimVector inferred;
+  try {
+    inferred = infer_size(sizes, n);
+  } catch (const ValueError&) {
+    throw ValueError(str_cat("unflatten: Provided sizes ", sizes,
+                             " don't multiply up to the size of dim ", dim, " (", n,
+                             ") in the input tensor"));
+  }
+  DimVector shape;
+  for (int64_t i = 0; i < this->dim(); ++i) {
+    if (i != d) {
+      shape.push_back(this->sizes()[i]);
+      continue;
+    }
+    for (int64_t s : inferred) shape.push_back(s);
+  }
+  return view(shape);
+}
+
+Tensor Tensor::repeat(IntArrayRef repeats) const {
+  const int64_t n = static_cast<int64_t>(repeats.size());
+  EMBER_CHECK(n >= dim(), ValueError,
+              "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+              "of tensor (repeat dims ",
+              repeats, ", tensor sizes ", sizes(), ")");
+  for (int64_t r : repeats) {
+    EMBER_CHECK(r >= 0, ValueError, "Trying to create tensor with negative dimension ", r, ": ",
+                repeats);
+  }
+  // The tensor as [1, s0, 1, s1, ...] expanded to [r0, s0, r1, s1, ...] is the tiling in row-major
+  // order: one copy, at the final reshape (expand's gradient sums the tiles back).
+  DimVector pairs, expanded, tiled;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t s = i < n - dim() ? 1 : sizes()[i - (n - dim())];
+    int64_t t = 0;
+    EMBER_CHECK(checked::mul(repeats[i], s, &t), ValueError, "repeat: ", repeats, " times sizes ",
+                sizes(), " overflows int64");
+    pairs.push_back(1);
+    pairs.push_back(s);
+    expanded.push_back(repeats[i]);
+    expanded.push_back(s);
+    tiled.push_back(t);
+  }
+  return reshape(pairs).expand(expanded).reshape(tiled);
+}
+
 // ---- free-function forms ----
 
 Tensor flatten(const Tensor& a, int64_t start_dim, int64_t end_dim) {
@@ -532,6 +687,21 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index) {
 Tensor as_strided(const Tensor& a, IntArrayRef size, IntArrayRef stride,
                   std::optional<int64_t> storage_offset) {
   return a.as_strided(size, stride, storage_offset);
+}
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
+  return a.diagonal(offset, dim1, dim2);
+}
+Tensor movedim(const Tensor& a, IntArrayRef source, IntArrayRef destination) {
+  return a.movedim(source, destination);
+}
+Tensor movedim(const Tensor& a, int64_t source, int64_t destination) {
+  return a.movedim(source, destination);
+}
+Tensor unflatten(const Tensor& a, int64_t dim, IntArrayRef sizes) {
+  return a.unflatten(dim, sizes);
+}
+std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes, int64_t dim) {
+  return a.split_with_sizes(split_sizes, dim);
 }
 
 std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {

@@ -271,6 +271,16 @@ Tensor logical_not(const Tensor& a) {
 Tensor isnan(const Tensor& a) {
   return unary_kernel_call(UnaryOp::IsNan, a, a.dtype());
 }
+// |x| against infinity (NaN is neither infinite nor finite); integer and bool tensors hold no
+// infinities. Detached: the result is bool, so nothing of it is differentiable.
+Tensor isinf(const Tensor& a) {
+  if (!a.is_floating_point()) return zeros_like(a, TensorOptions().dtype(kBool));
+  return eq(abs(a.detach()), Scalar(std::numeric_limits<double>::infinity()));
+}
+Tensor isfinite(const Tensor& a) {
+  if (!a.is_floating_point()) return ones_like(a, TensorOptions().dtype(kBool));
+  return lt(abs(a.detach()), Scalar(std::numeric_limits<double>::infinity()));
+}
 
 // ---- Tensor methods ----
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {

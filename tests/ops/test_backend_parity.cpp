@@ -433,6 +433,32 @@ const std::vector<OpRow>& rows() {
       {"chunk", {F({3, 6})}, OP(a.chunk(3, 1)[1]), "a.chunk(3, 1)[1]", true},
       {"split", {F({5, 3})}, OP(a.split(2, 0)[2]), "a.split(2, 0)[2]", true},
       {"unbind", {F({3, 4})}, OP(a.unbind(1)[3]), "a.unbind(1)[3]", true},
+      {"split_with_sizes",
+       {F({6, 3})},
+       OP(a.split_with_sizes({1, 3, 2}, 0)[1]),
+       "a.split_with_sizes([1, 3, 2], 0)[1]",
+       true},
+      {"diagonal", {F({4, 3})}, OP(ember::diagonal(a)), "torch.diagonal(a)", true},
+      {"diagonal_offset_dims",
+       {F({3, 4, 5})},
+       OP(a.diagonal(-1, 2, 0)),
+       "a.diagonal(-1, 2, 0)",
+       true},
+      {"movedim",
+       {F({2, 3, 4})},
+       OP(ember::movedim(a, {0, 1}, {2, 0})),
+       "torch.movedim(a, (0, 1), (2, 0))",
+       true},
+      {"unflatten", {F({3, 8})}, OP(a.unflatten(1, {2, -1})), "a.unflatten(1, (2, -1))", true},
+      {"repeat", {F({2, 3})}, OP(a.repeat({2, 1, 3})), "a.repeat(2, 1, 3)", true},
+
+      // ---- parts of matrices ----
+      {"tril", {F({2, 4, 5})}, OP(ember::tril(a, 1)), "torch.tril(a, 1)", true},
+      {"triu", {F({5, 4})}, OP(ember::triu(a, -2)), "torch.triu(a, -2)", true},
+      {"diag_of_vector", {F({4})}, OP(ember::diag(a, -1)), "torch.diag(a, -1)", true},
+      {"diag_of_matrix", {F({4, 5})}, OP(ember::diag(a, 2)), "torch.diag(a, 2)", true},
+      {"trace", {F({4, 5})}, OP(ember::trace(a)), "torch.trace(a)", true},
+      {"argwhere", {F({3, 4}, kSmall)}, OP(ember::argwhere(a)), "torch.argwhere(a)"},
 
       // ---- indexing and joining ----
       {"index_select",
@@ -860,10 +886,14 @@ TEST_P(BackendParity, Cuda) {
 // result's shape depends on the data raise NotImplementedError instead, by name.
 TEST_P(BackendParity, Meta) {
   const OpRow& row = GetParam();
-  static const std::set<std::string> kDataDependent = {
-      "nonzero",         "nonzero_bool",          "index_mask",
-      "index_mask_rows", "index_put_mask_scalar", "where_condition_only",
-      "one_hot"};  // one_hot: classes = max + 1
+  static const std::set<std::string> kDataDependent = {"nonzero",
+                                                       "nonzero_bool",
+                                                       "index_mask",
+                                                       "index_mask_rows",
+                                                       "index_put_mask_scalar",
+                                                       "where_condition_only",
+                                                       "one_hot",
+                                                       "argwhere"};  // one_hot: classes = max + 1
   std::vector<Tensor> inputs = make_inputs(row);
   Tensor reference = row.fn(inputs);
   std::vector<Tensor> metas = to_device(inputs, Device(kMeta), /*contiguous=*/true);

@@ -95,6 +95,8 @@ const std::map<std::string, Extra>& extras() {
     e["relu"].a = D::AwayFromZero;
     e["logical_not"] = {D::SmallInt, D::Normal, kFloat, nullptr, false};
     e["isnan"].grad = false;
+    e["isinf"].grad = false;  // their infinities: test_matrix_parts (IsInfIsFinite)
+    e["isfinite"].grad = false;
     e["silu"].torch = "F.silu(a)";
     e["bitwise_not"] = {D::SmallInt, D::Normal, kLong, nullptr, false};
     // binary

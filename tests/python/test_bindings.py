@@ -1,5 +1,7 @@
 """Unit tests of the bindings: the op table against PyTorch, exception mapping, numpy without a
 copy, argument checking, and the Python-side types (Size, dtype, device, grad mode)."""
+import zlib
+
 import numpy as np
 import pytest
 import torch
@@ -311,3 +313,46 @@ def test_grad_fn_names_match_pytorch(expr):
         return y.grad_fn.name(), repr(y).split("grad_fn=<")[1].split(">")[0]
 
     assert name(ember) == name(torch)
+
+
+SHAPE_OPS = [
+    "x.tril()", "x.tril(1)", "T.triu(x, -1)", "T.tril(y, diagonal=2)", "x.diagonal()",
+    "T.diagonal(y, 1, 2, 0)", "y.diagonal(offset=-1, dim1=0, dim2=2)", "x.diag()",
+    "T.diag(v, -1)", "x.trace()", "x.repeat(2, 1, 3)", "x.repeat((2, 2))", "T.movedim(y, 0, 2)",
+    "y.movedim((0, 1), (2, 0))", "y.unflatten(2, (2, -1))", "T.unflatten(x, 0, (1, 3))",
+    "x.split_with_sizes([1, 2], 0)[1]", "T.split(x, [3, 1], 1)[0]", "T.argwhere(x > 0)",
+    "T.isinf(s)", "s.isfinite()",
+]
+
+
+@pytest.mark.parametrize("expr", SHAPE_OPS)
+def test_shape_and_matrix_ops_match_pytorch_with_gradients(expr):
+    """The C++ ops of docs/tensors.md's shapes and parts of matrices, as PyTorch programs call them:
+    values, dtypes and the gradient of sum(out * w)."""
+    rng = np.random.default_rng(zlib.crc32(expr.encode()))
+    data = {"x": rng.standard_normal((3, 4)), "y": rng.standard_normal((2, 3, 4)),
+            "v": rng.standard_normal(3),
+            "s": np.array([1.0, np.inf, -np.inf, np.nan, -2.0])}
+    results = []
+    for T in (ember, torch):
+        env = {k: T.tensor(a, requires_grad=k != "s") for k, a in data.items()}
+        env["T"] = T
+        out = eval(expr, {}, env)
+        grads = []
+        if out.is_floating_point():
+            w = T.tensor(np.linspace(-1.0, 1.0, out.numel()).reshape(tuple(out.shape)))
+            (out * w).sum().backward()
+            grads = [env[k].grad for k in ("x", "y", "v")]
+        results.append((out, grads))
+    (e, e_grads), (t, t_grads) = results
+    same(e, t.detach())
+    for eg, tg in zip(e_grads, t_grads):
+        assert (eg is None) == (tg is None), expr
+        if tg is not None:
+            same(eg, tg)
+
+
+def test_in_place_triangles_return_the_tensor():
+    e, t = ember.arange(12.0).reshape(3, 4), torch.arange(12.0).reshape(3, 4)
+    assert e.tril_(1) is e and e.triu_(-1) is e
+    same(e, t.tril_(1).triu_(-1))
