@@ -324,6 +324,55 @@ def test_gradcheck_passes_and_fails_as_pytorchs():
         assert bool((a.detach() == a2.detach()).all())
 
 
+def test_gradgradcheck_and_fast_mode_pass_and_fail_as_pytorchs():
+    from ember.autograd.gradcheck import GradcheckError
+    from torch.autograd.gradcheck import GradcheckError as TorchGradcheckError
+
+    for lib, error in ((ember, GradcheckError), (torch, TorchGradcheckError)):
+        Doubled, inputs = gradcheck_cases(lib)
+        a, b = inputs()
+
+        class LostSecond(lib.autograd.Function):
+            """sin with a right first derivative whose own derivative is lost (cos detached)."""
+
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.sin()
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * x.detach().cos()
+
+        def two_outputs(x, y):
+            return x.sin() * y, (x * y).sum(1).tanh()
+
+        assert lib.autograd.gradgradcheck(two_outputs, (a, b))
+        assert lib.autograd.gradgradcheck(lambda x: x.exp() * x, (a,))
+        go = lib.linspace(-1.0, 1.0, 6, dtype=lib.float64).reshape(2, 3).requires_grad_()
+        assert lib.autograd.gradgradcheck(lambda x: x.sin() * x, (a,), (go,))
+        # The first derivative is right, the second is not: only gradgradcheck sees it.
+        assert lib.autograd.gradcheck(LostSecond.apply, (a,))
+        with pytest.raises(error) as info:
+            lib.autograd.gradgradcheck(LostSecond.apply, (a,))
+        assert "Jacobian mismatch" in str(info.value)
+        assert lib.autograd.gradgradcheck(LostSecond.apply, (a,), raise_exception=False) is False
+        # Fast mode: one random direction, the same verdicts.
+        assert lib.autograd.gradcheck(two_outputs, (a, b), fast_mode=True)
+        with pytest.raises(error) as info:
+            lib.autograd.gradcheck(Doubled.apply, (a,), fast_mode=True)
+        if lib is ember:  # PyTorch words it otherwise
+            assert "fast mode: one random direction" in str(info.value)
+        assert lib.autograd.gradcheck(Doubled.apply, (a,), fast_mode=True,
+                                      raise_exception=False) is False
+        assert lib.autograd.gradgradcheck(two_outputs, (a, b), fast_mode=True)
+        with pytest.raises(error):
+            lib.autograd.gradgradcheck(LostSecond.apply, (a,), fast_mode=True)
+        a2, _ = inputs()
+        assert bool((a.detach() == a2.detach()).all())  # the nudges are undone
+
+
 def test_gradcheck_warns_for_single_precision_like_pytorch():
     for lib in (ember, torch):
         x = lib.ones(3).requires_grad_()

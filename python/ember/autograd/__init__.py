@@ -123,4 +123,4 @@ class inference_mode:
 
 
 from .._function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
-from .gradcheck import GradcheckError, gradcheck  # noqa: E402,F401
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
