@@ -48,7 +48,7 @@ void note_event(const char* kind, int64_t bytes) {
   try {
     e.location = hook();
   } catch (...) {
-    e.location = "?";
+    e.location.assign(1, '?');  // not = "?": GCC 12 reports a false -Wrestrict on that
   }
   std::lock_guard<std::mutex> lock(g_events_mu);
   if (g_transfer_audits.load() > 0 && g_events.size() < kMaxEvents)

@@ -43,9 +43,9 @@ __device__ inline void atomic_add(T* p, T v) {
       const auto bits = static_cast<uint16_t>((assumed & mask) >> shift);
       if constexpr (sizeof(T) == 1) {
         const auto b8 = static_cast<uint8_t>(bits);
-        memcpy(&cur, &b8, 1);
+        memcpy(static_cast<void*>(&cur), &b8, 1);  // T's bytes (Half, BFloat16 are classes)
       } else {
-        memcpy(&cur, &bits, 2);
+        memcpy(static_cast<void*>(&cur), &bits, 2);
       }
       T sum;
       if constexpr (std::is_same_v<T, bool>) {

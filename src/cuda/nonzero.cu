@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ int64_t sh[kThreads];
   sh[threadIdx.x] = count_own(m, n, first_of_thread());
   __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
     __syncthreads();
   }

@@ -166,12 +166,14 @@ struct TanhOp {
   }
 };
 struct GeluOp {  // exact: x * Phi(x)
+  static constexpr bool kFloatingOnly = true;  // the front end promotes integers first
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return x * T(0.5) * (T(1) + ::erf(x * T(0.70710678118654752440)));
   }
 };
 struct GeluTanhOp {  // approximate="tanh"
+  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     const T k = T(0.79788456080286535588);  // sqrt(2/pi)
