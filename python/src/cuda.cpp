@@ -22,12 +22,14 @@ int index_arg(nb::handle h) {
 
 // The transfer audit's location hook (cuda::set_audit_location_hook): the innermost Python frame
 // of the calling thread outside the ember package, as "file:line". Ember's bindings release the
-// GIL around copies and waits, so the hook takes it back; a thread Python never ran on has no
-// frame and gets "". Called only while a TransferAudit is open.
+// GIL around copies and waits, so the hook takes it back; a thread Python never ran on (a
+// DataLoader's pin-memory thread, a C++ extension's own) has no such frame and gets
+// "(not called from Python)". Called only while a TransferAudit is open.
 std::string g_package_dir;  // ".../ember/", set before the hook is
 
 std::string python_location() {
-  if (!Py_IsInitialized() || PyGILState_GetThisThreadState() == nullptr) return {};
+  static const std::string kNoFrame = "(not called from Python)";
+  if (!Py_IsInitialized() || PyGILState_GetThisThreadState() == nullptr) return kNoFrame;
   nb::gil_scoped_acquire gil;
   std::string out;
   PyFrameObject* frame = PyThreadState_GetFrame(PyThreadState_Get());  // a new reference
@@ -48,7 +50,7 @@ std::string python_location() {
     Py_DECREF(frame);
     frame = back;
   }
-  return out;
+  return out.empty() ? kNoFrame : out;
 }
 
 std::string properties_repr(const cuda::DeviceProperties& p) {

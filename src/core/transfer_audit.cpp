@@ -164,7 +164,8 @@ std::string TransferAudit::report() const {
   if (!ev.empty()) {
     std::map<std::string, std::map<std::string, std::pair<int64_t, int64_t>>> by_place;
     for (const TransferEvent& e : ev) {
-      auto& c = by_place[e.location.empty() ? "(not called from Python)" : e.location][e.kind];
+      // The hook names places in its own front end's terms; it may have none for an event.
+      auto& c = by_place[e.location.empty() ? "(no location)" : e.location][e.kind];
       c.first += 1;
       c.second += e.bytes;
     }

@@ -163,12 +163,13 @@ TEST_F(SyncDebugMode, LocationHookNamesEachCopyAndSync) {
     EXPECT_EQ(x.sum().item<float>(), 4.0f);
     t_where = "prog.py:9";
     Tensor host = x.cpu();
-    t_where.clear();
+    t_where.clear();  // the hook has no place for the next copy and sync
+    Tensor again = x.cpu();
     events = audit.events();
     report = audit.report();
   }
   cuda::set_audit_location_hook(nullptr);
-  ASSERT_EQ(events.size(), 4u) << report;
+  ASSERT_EQ(events.size(), 6u) << report;
   EXPECT_EQ(events[0].kind, "device->host copy");
   EXPECT_EQ(events[0].location, "prog.py:7");
   EXPECT_EQ(events[0].bytes, 4);
@@ -177,6 +178,9 @@ TEST_F(SyncDebugMode, LocationHookNamesEachCopyAndSync) {
   EXPECT_EQ(events[2].bytes, 16);
   EXPECT_NE(report.find("prog.py:7: 1 device->host copy (4 bytes), 1 implicit sync"),
             std::string::npos)
+      << report;
+  EXPECT_EQ(events[4].location, "");
+  EXPECT_NE(report.find("(no location): 1 device->host copy (16 bytes)"), std::string::npos)
       << report;
   cuda::TransferAudit later;  // a new audit starts empty; without a hook nothing is noted
   x.cpu();
