@@ -165,14 +165,15 @@ struct TanhOp {
     return ::tanh(x);
   }
 };
-struct GeluOp {  // exact: x * Phi(x)
-  static constexpr bool kFloatingOnly = true;  // the front end promotes integers first
+// GELU, exact (x * Phi(x)) and approximate="tanh": the front end promotes integers first.
+struct GeluOp {
+  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return x * T(0.5) * (T(1) + ::erf(x * T(0.70710678118654752440)));
   }
 };
-struct GeluTanhOp {  // approximate="tanh"
+struct GeluTanhOp {
   static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
