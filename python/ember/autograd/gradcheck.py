@@ -37,6 +37,17 @@ def _flat_outputs(func, inputs):
     return [o.detach().reshape(-1).to(ember.float64).clone() for o in _outputs(func, inputs)]
 
 
+def _central_difference(func, inputs, move, eps):
+    """Per output: (f(x + eps d) - f(x - eps d)) / (2 eps), flattened, in float64. move(s) puts
+    the input at its original value plus s times the direction d (in place), move(0) back."""
+    move(eps)
+    plus = _flat_outputs(func, inputs)
+    move(-eps)
+    minus = _flat_outputs(func, inputs)
+    move(0)
+    return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+
+
 def _numerical_jacobian(func, inputs, x, eps):
     """Per output: a [x.numel(), y.numel()] float64 tensor (row k: d y / d x_k)."""
     import ember
@@ -45,29 +56,21 @@ def _numerical_jacobian(func, inputs, x, eps):
     columns = None
     for k in range(flat.numel()):
         original = flat[k].item()
-        flat[k] = original + eps
-        plus = _flat_outputs(func, inputs)
-        flat[k] = original - eps
-        minus = _flat_outputs(func, inputs)
-        flat[k] = original
+        rows_k = _central_difference(
+            func, inputs, lambda s, k=k, original=original: flat.__setitem__(k, original + s), eps)
         if columns is None:
-            columns = [[] for _ in plus]
-        for rows, p, m in zip(columns, plus, minus):
-            rows.append((p - m) / (2 * eps))
+            columns = [[] for _ in rows_k]
+        for rows, r in zip(columns, rows_k):
+            rows.append(r)
     return [ember.stack(rows) for rows in columns or []]
 
 
 def _numerical_directional(func, inputs, x, u, eps):
-    """Per output: (f(x + eps u) - f(x - eps u)) / (2 eps), flattened, in float64."""
+    """Per output: the derivative along u, flattened, in float64."""
     flat = x.detach().view(-1)
     original = flat.clone()
-    step = (u * eps).to(flat.dtype)
-    flat.copy_(original + step)
-    plus = _flat_outputs(func, inputs)
-    flat.copy_(original - step)
-    minus = _flat_outputs(func, inputs)
-    flat.copy_(original)
-    return [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+    return _central_difference(
+        func, inputs, lambda s: flat.copy_(original + (u * s).to(flat.dtype)), eps)
 
 
 def _analytical_jacobian(outputs, x):
