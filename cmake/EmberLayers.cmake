@@ -1,11 +1,13 @@
 # The layers of src/: the one table of which folder belongs to which layer and which layers each
-# layer's code may include. The top-level CMakeLists.txt builds one object library per layer whose
-# only view of src/ is a folder of links to the folders it may include (so an upward include does
-# not compile), and cmake/check_layers.cmake checks every #include of src/ against the same table
-# (headers too, and "../" paths, which the compiler alone would not catch). docs/architecture.md
-# explains the layers.
+# layer's code may include, and of which folders each build compiles. cmake/EmberLibrary.cmake
+# builds one object library per layer from its folders, whose only view of src/ is a folder of
+# links to the folders it may include (so an upward include does not compile), and
+# cmake/check_layers.cmake checks every #include of src/ against the same table (headers too, and
+# "../" paths, which the compiler alone would not catch). docs/architecture.md explains the layers.
 #
-# EMBER_LAYER_<layer>_FOLDERS: the folders of src/ in the layer.
+# EMBER_LAYER_<layer>_FOLDERS: the folders of src/ in the layer; their *.cpp and *.cu (not
+#                              recursive) are the layer's sources, but for the folders of the
+#                              second table (EMBER_FOLDER_CHOICES, below), built in some builds.
 # EMBER_LAYER_<layer>_USES:    the other layers its code may include (listed in full, not
 #                              transitively). The public headers (include/ember) are open to all.
 # Bottom up:
@@ -56,10 +58,35 @@ set(EMBER_LAYER_extension_USES kernel_math core)
 # backend_for( in them.
 set(EMBER_FRONT_END_CALLERS nn optim data serialize distributed)
 
-# A library of its own (src/cuda_sim/CMakeLists.txt), below everything: it sees no folder of src/
-# (its backend/ sub-folder belongs to the backends layer).
+# A library of its own (src/cuda_sim/CMakeLists.txt, on SIM builds), below everything: it sees no
+# folder of src/ (its backend/ sub-folder belongs to the backends layer). Not part of libember.
 set(EMBER_LAYER_cuda_sim_FOLDERS cuda_sim)
 set(EMBER_LAYER_cuda_sim_USES "")
+set(EMBER_LAYER_cuda_sim_OWN_LIBRARY ON)
+
+# The second table, the alternatives: the folders that only some builds compile, one row per
+# choice, "<variable> <folder built when it is true> <folder built when it is false, or ->". The
+# variables are set by cmake/EmberCuda.cmake and cmake/EmberDependencies.cmake. Each folder is one
+# of the table above or a sub-folder of one (cpu/simd, distributed/gloo), in that folder's layer.
+# A layer compiles its other folders first, then the folders chosen here, in this order.
+set(EMBER_FOLDER_CHOICES
+  # Vector math kernels built per instruction set, when SLEEF is found (x86-64).
+  "EMBER_WITH_SLEEF         cpu/simd           -"
+  # CPU bfloat16 GEMMs through oneDNN, or "not available" (the caller widens to float32).
+  "EMBER_WITH_DNNL          cpu_dnnl           cpu_dnnl_off"
+  # The CUDA backend (nvcc or the simulator), or the stub that says CUDA is not built.
+  "EMBER_WITH_CUDA_BACKEND  cuda               cuda_stub"
+  # The half of the CUDA backend that differs: on a GPU (nvcc) or on the simulator.
+  "EMBER_WITH_CUDA          cuda_nvcc          -"
+  "EMBER_CUDA_SIM           cuda_sim/backend   -"
+  # torch.distributed backends, or the ones that say why they are missing.
+  "EMBER_WITH_GLOO          distributed/gloo   distributed/gloo_unavailable"
+  "EMBER_WITH_NCCL          distributed/nccl   distributed/nccl_unavailable")
+
+# The folders whose sources include CUDA headers (the toolkit's or the simulator's). A layer
+# compiles them in an object library of their own, ember_<layer>_cuda, the only one that sees
+# those headers, so that every other source compiles alike on GPU and SIM builds (one ccache entry).
+set(EMBER_CUDA_HEADER_FOLDERS cuda cuda_stub cuda_nvcc cuda_sim/backend distributed/nccl)
 
 # The folders that `layer`'s code may include: its own and those of the layers it uses.
 function(ember_layer_visible_folders layer out)
@@ -86,4 +113,16 @@ function(ember_layer_folder_of rel out)
     endif()
   endforeach()
   set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+
+# The layer of a folder of the table or of a sub-folder of one (cpu/simd): empty when none.
+function(ember_layer_of rel out)
+  ember_layer_folder_of(${rel} folder)
+  foreach(layer ${EMBER_LAYERS})
+    if(folder AND folder IN_LIST EMBER_LAYER_${layer}_FOLDERS)
+      set(${out} ${layer} PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${out} "" PARENT_SCOPE)
 endfunction()
