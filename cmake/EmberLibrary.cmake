@@ -33,6 +33,19 @@ foreach(row ${EMBER_FOLDER_CHOICES})
 endforeach()
 list(REMOVE_ITEM EMBER_CHOSEN_FOLDERS "-")
 
+# Every folder of src/ with sources is built: a folder of the layer table (cuda_sim: its own
+# library) or of EMBER_FOLDER_CHOICES. A new folder that neither lists would otherwise be skipped.
+file(GLOB_RECURSE EMBER_ALL_SOURCES RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}/src
+  ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cu)
+foreach(source ${EMBER_ALL_SOURCES})
+  get_filename_component(folder ${source} DIRECTORY)
+  ember_layer_folder_of(${source} listed)
+  if(NOT folder STREQUAL listed AND NOT folder IN_LIST EMBER_CHOICE_FOLDERS)
+    message(FATAL_ERROR "src/${source} is in no folder that cmake/EmberLayers.cmake builds: "
+                        "list src/${folder} in a layer (or in EMBER_FOLDER_CHOICES)")
+  endif()
+endforeach()
+
 # The sources of `layer`: its folders that every build compiles, in one glob (sorted by path),
 # then its chosen folders in the order of EMBER_FOLDER_CHOICES. Split in two lists: the sources of
 # EMBER_CUDA_HEADER_FOLDERS (out_cuda) and the rest (out_plain).
