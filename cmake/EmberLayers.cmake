@@ -6,8 +6,8 @@
 # "../" paths, which the compiler alone would not catch). docs/architecture.md explains the layers.
 #
 # EMBER_LAYER_<layer>_FOLDERS: the folders of src/ in the layer; their *.cpp and *.cu (not
-#                              recursive) are the layer's sources, but for the folders of the
-#                              second table (EMBER_FOLDER_CHOICES, below), built in some builds.
+#                              recursive) are the layer's sources, those of a folder of the second
+#                              table (EMBER_FOLDER_CHOICES, below) in the builds that choose it.
 # EMBER_LAYER_<layer>_USES:    the other layers its code may include (listed in full, not
 #                              transitively). The public headers (include/ember) are open to all.
 # Bottom up:
