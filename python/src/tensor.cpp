@@ -1,5 +1,6 @@
-// ember.Tensor: metadata, conversions (.to, .cpu, .float ...), copies, Python numbers and lists,
-// autograd state and printing. Math is in tensor_math.cpp, subscripts in indexing.cpp.
+// ember.Tensor's own members: metadata, conversions (.to, .cpu, .float ...), copies, Python
+// numbers and lists, autograd state and printing. The ops, as methods and functions, are bound in
+// the files of their families (ops_*.cpp), subscripts in ops_indexing.cpp.
 #include <cstring>
 #include <string>
 
@@ -324,6 +325,13 @@ void init_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
             t.backward(gradient.value_or(Tensor()), retain_graph, create_graph);
           },
           "gradient"_a = nb::none(), "retain_graph"_a = nb::none(), "create_graph"_a = false);
+  // The members PyTorch also spells as functions: ember.numel(x), ember.is_floating_point(x),
+  // ember.clone(x).
+  m.def("numel", [](const Tensor& t) { return t.numel(); });
+  m.def(
+      "is_floating_point", [](const Tensor& t) { return t.is_floating_point(); }, "input"_a);
+  m.def(
+      "clone", [](const Tensor& t) { return t.clone(); }, "input"_a, RG());
 }
 
 }  // namespace ember::python
