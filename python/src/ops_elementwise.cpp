@@ -56,14 +56,10 @@ void def_add_sub(nb::module_& m, nb::class_<Tensor>& cls) {
 
 // clip is PyTorch's alias of clamp; clamp_ and clip_ write in place.
 void def_clamp(nb::module_& m, nb::class_<Tensor>& cls) {
-  cls.def(
-      "clamp",
+  both(
+      m, cls, "clamp",
       [](T t, std::optional<Scalar> min, std::optional<Scalar> max) { return t.clamp(min, max); },
       "min"_a = nb::none(), "max"_a = nb::none(), RG());
-  m.def(
-      "clamp",
-      [](T t, std::optional<Scalar> min, std::optional<Scalar> max) { return clamp(t, min, max); },
-      "input"_a, "min"_a = nb::none(), "max"_a = nb::none(), RG());
   auto clamp_args = [] { return std::make_tuple("min"_a = nb::none(), "max"_a = nb::none()); };
   auto clamp_ = [](nb::handle s, std::optional<Scalar> lo, std::optional<Scalar> hi) {
     return inplace(s, [&](T t) { t.clamp_(lo, hi); });

@@ -135,22 +135,14 @@ void def_dim_reductions(nb::module_& m, nb::class_<Tensor>& cls) {
 
 // prod, all, any and norm of the whole tensor.
 void def_whole_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
-  cls.def(
-      "prod", [](T t) { return t.prod(); }, RG());
-  m.def(
-      "prod", [](T t) { return prod(t); }, "input"_a, RG());
-  cls.def(
-      "all", [](T t) { return t.all(); }, RG());
-  m.def(
-      "all", [](T t) { return t.all(); }, "input"_a, RG());
-  cls.def(
-      "any", [](T t) { return t.any(); }, RG());
-  m.def(
-      "any", [](T t) { return t.any(); }, "input"_a, RG());
-  cls.def(
-      "norm", [](T t, S p) { return t.norm(p); }, "p"_a = 2, RG());
-  m.def(
-      "norm", [](T t, S p) { return t.norm(p); }, "input"_a, "p"_a = 2, RG());
+  both(
+      m, cls, "prod", [](T t) { return t.prod(); }, RG());
+  both(
+      m, cls, "all", [](T t) { return t.all(); }, RG());
+  both(
+      m, cls, "any", [](T t) { return t.any(); }, RG());
+  both(
+      m, cls, "norm", [](T t, S p) { return t.norm(p); }, "p"_a = 2, RG());
 }
 
 void def_statistics(nb::module_& m, nb::class_<Tensor>& cls) {
@@ -201,19 +193,17 @@ void def_softmax(nb::module_& m, nb::class_<Tensor>& cls) {
   }
 }
 
-// equal and allclose: one bool for two whole tensors.
+// equal and allclose: one bool for two whole tensors. Tensor.equal's argument has no name.
 void def_whole_tensor_comparisons(nb::module_& m, nb::class_<Tensor>& cls) {
-  cls.def("equal", &Tensor::equal, RG())
-      .def("allclose", &Tensor::allclose, "other"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8,
-           "equal_nan"_a = false, RG());
+  cls.def("equal", &Tensor::equal, RG());
   m.def(
       "equal", [](T a, T b) { return a.equal(b); }, "input"_a, "other"_a, RG());
-  m.def(
-      "allclose",
+  both(
+      m, cls, "allclose",
       [](T a, T b, double rtol, double atol, bool equal_nan) {
         return a.allclose(b, rtol, atol, equal_nan);
       },
-      "input"_a, "other"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8, "equal_nan"_a = false, RG());
+      "other"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8, "equal_nan"_a = false, RG());
 }
 
 }  // namespace

@@ -59,9 +59,8 @@ void def_views(nb::module_& m, nb::class_<Tensor>& cls) {
   cls.def("view_as", &Tensor::view_as, RG())
       .def("reshape_as", &Tensor::reshape_as, RG())
       .def("expand_as", &Tensor::expand_as, RG());
-  cls.def("t", &Tensor::t, RG());
-  m.def(
-      "t", [](T t) { return t.t(); }, "input"_a, RG());
+  both(
+      m, cls, "t", [](T t) { return t.t(); }, RG());
   cls.def_prop_ro("T", [](T t) {
     std::vector<int64_t> d(t.dim());
     for (int64_t i = 0; i < t.dim(); ++i) d[i] = t.dim() - 1 - i;
@@ -70,20 +69,14 @@ void def_views(nb::module_& m, nb::class_<Tensor>& cls) {
   cls.def("transpose", &Tensor::transpose, "dim0"_a, "dim1"_a, RG());
   m.def(
       "transpose", [](T a, int64_t d0, int64_t d1) { return transpose(a, d0, d1); }, RG());
-  cls.def("unsqueeze", &Tensor::unsqueeze, "dim"_a, RG());
-  m.def(
-      "unsqueeze", [](T t, int64_t dim) { return unsqueeze(t, dim); }, "input"_a, "dim"_a, RG());
-  cls.def(
-      "squeeze",
+  both(
+      m, cls, "unsqueeze", [](T t, int64_t dim) { return t.unsqueeze(dim); }, "dim"_a, RG());
+  both(
+      m, cls, "squeeze",
       [](T t, std::optional<int64_t> dim) { return dim ? t.squeeze(*dim) : t.squeeze(); },
       "dim"_a = nb::none(), RG());
-  m.def(
-      "squeeze",
-      [](T t, std::optional<int64_t> dim) { return dim ? squeeze(t, *dim) : squeeze(t); },
-      "input"_a, "dim"_a = nb::none(), RG());
-  cls.def("flatten", &Tensor::flatten, "start_dim"_a = 0, "end_dim"_a = -1, RG());
-  m.def(
-      "flatten", [](T a, int64_t s, int64_t e) { return flatten(a, s, e); }, "input"_a,
+  both(
+      m, cls, "flatten", [](T t, int64_t s, int64_t e) { return t.flatten(s, e); },
       "start_dim"_a = 0, "end_dim"_a = -1, RG());
   both(
       m, cls, "unflatten",
@@ -93,11 +86,10 @@ void def_views(nb::module_& m, nb::class_<Tensor>& cls) {
         return t.unflatten(dim, s);
       },
       "dim"_a, "sizes"_a);
-  cls.def("narrow", &Tensor::narrow, "dim"_a, "start"_a, "length"_a, RG());
-  m.def(
-      "narrow",
-      [](T t, int64_t dim, int64_t start, int64_t length) { return narrow(t, dim, start, length); },
-      "input"_a, "dim"_a, "start"_a, "length"_a, RG());
+  both(
+      m, cls, "narrow",
+      [](T t, int64_t dim, int64_t start, int64_t length) { return t.narrow(dim, start, length); },
+      "dim"_a, "start"_a, "length"_a, RG());
   cls.def("select", &Tensor::select, "dim"_a, "index"_a, RG());
   // movedim(0, 1) or movedim((0, 1), (2, 0)): ints or sequences of ints, both of one kind.
   both(
