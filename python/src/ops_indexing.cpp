@@ -3,8 +3,6 @@
 // and the indexing ops gather, scatter_add, index_add, index_copy, masked_fill, nonzero and
 // argwhere as ember.f(input, ...) and Tensor.f(...), with Tensor.f_(...) where PyTorch has one.
 // Kernels run without the GIL.
-#include <nanobind/stl/tuple.h>
-
 #include <string>
 
 #include "common.h"

@@ -2,8 +2,6 @@
 // the statistics (var, std, their _mean pairs, amax/amin, logsumexp), softmax and log_softmax
 // along a dim, and the whole-tensor comparisons equal and allclose. Each is ember.f(input, ...)
 // and, where PyTorch has it, Tensor.f(...), with PyTorch's keywords; kernels run without the GIL.
-#include <nanobind/stl/tuple.h>
-
 #include "common.h"
 
 namespace ember::python {

@@ -4,8 +4,6 @@
 // and, where PyTorch has it, Tensor.f(...), with PyTorch's keywords and its sizes given as
 // f(2, 3) or f((2, 3)) where PyTorch takes both. Kernels run without the GIL; several tensors
 // come back as a tuple, as PyTorch returns them.
-#include <nanobind/stl/tuple.h>
-
 #include "common.h"
 
 namespace ember::python {

@@ -1,8 +1,6 @@
 // Sorting and scans along a dim: sort and topk (a (values, indices) pair, as
 // ember.return_types.sort / topk), argsort, cumsum and cumprod. Each is ember.f(input, ...) and
 // Tensor.f(...), with PyTorch's keywords; kernels run without the GIL.
-#include <nanobind/stl/tuple.h>
-
 #include "common.h"
 
 namespace ember::python {
