@@ -143,6 +143,8 @@ void def_whole_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
       m, cls, "norm", [](T t, S p) { return t.norm(p); }, "p"_a = 2, RG());
 }
 
+// var and std with PyTorch 1.13's arguments (var_mean and std_mean are functions only), amax,
+// amin and logsumexp over a dim or several.
 void def_statistics(nb::module_& m, nb::class_<Tensor>& cls) {
   const auto args = [] {
     return std::make_tuple("dim"_a = nb::none(), "unbiased"_a = nb::none(), "keepdim"_a = false,
