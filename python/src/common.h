@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "ember/ember.h"
@@ -21,9 +22,17 @@ void init_errors(nb::module_& m);
 void init_dtype(nb::module_& m);
 void init_device(nb::module_& m);
 void init_tensor(nb::module_& m, nb::class_<Tensor>& cls);
-void init_tensor_math(nb::module_& m, nb::class_<Tensor>& cls);
-void init_indexing(nb::class_<Tensor>& cls);
-void init_op_table(nb::module_& m, nb::class_<Tensor>& cls);
+void init_return_types(nb::module_& m);
+// The ops, one file per family, each binding an op's function ember.f and method Tensor.f
+// together: ops_<family>.cpp.
+void init_ops_operators(nb::class_<Tensor>& cls);
+void init_ops_elementwise(nb::module_& m, nb::class_<Tensor>& cls);
+void init_ops_reduction(nb::module_& m, nb::class_<Tensor>& cls);
+void init_ops_sort_scan(nb::module_& m, nb::class_<Tensor>& cls);
+void init_ops_indexing(nb::module_& m, nb::class_<Tensor>& cls);
+void init_ops_linalg(nb::module_& m, nb::class_<Tensor>& cls);
+void init_ops_shape(nb::module_& m, nb::class_<Tensor>& cls);
+void init_ops_elementwise_table(nb::module_& m, nb::class_<Tensor>& cls);
 void init_factories(nb::module_& m);
 void init_numpy(nb::module_& m, nb::class_<Tensor>& cls);
 void init_autograd(nb::module_& m);
@@ -43,7 +52,6 @@ void init_amp(nb::module_& m);
 void init_profiler(nb::module_& m);
 // distributed.cpp (ember._C._distributed).
 void init_distributed(nb::module_& m);
-// raw_kernel.cpp (ember._C._raw_kernel).
 // raw_kernel.cpp (ember._C._raw_kernel), cpp_extension.cpp (ember._C._cpp_extension).
 void init_raw_kernel(nb::module_& m);
 void init_cpp_extension(nb::module_& m);
@@ -77,10 +85,38 @@ TensorOptions options_from(nb::handle dtype, nb::handle device, bool requires_gr
 nb::object tensor_or_none(const Tensor& t);
 // Python's repr of a tensor with ember's module name.
 std::string tensor_repr(const Tensor& t);
-// tensor_math.cpp: ember.return_types.<name>(values=..., indices=...) of max(dim), sort, topk.
+// return_types.cpp: ember.return_types.<name>(values=..., indices=...) of max(dim), sort, topk;
+// several tensors as a tuple, as PyTorch returns them.
 nb::object values_indices(const char* name, std::tuple<Tensor, Tensor> r);
-// tensor_ops.cpp: the statistics, sorting, scans, gather/scatter, products and splits of ops.h.
-void init_tensor_ops(nb::module_& m, nb::class_<Tensor>& cls);
+nb::tuple tuple_of(std::vector<Tensor> ts);
+
+// f() without the GIL; its result becomes Python objects after the GIL is back (a new object may
+// start a collection): several tensors as a tuple, a (values, indices) pair as return_types.name.
+template <typename F>
+nb::tuple tensors_without_gil(F&& f) {
+  std::vector<Tensor> r;
+  {
+    nb::gil_scoped_release release;
+    r = f();
+  }
+  return tuple_of(std::move(r));
+}
+template <typename F>
+nb::object pair_without_gil(const char* name, F&& f) {
+  std::tuple<Tensor, Tensor> r;
+  {
+    nb::gil_scoped_release release;
+    r = f();
+  }
+  return values_indices(name, std::move(r));
+}
+
+// Binds one op's two spellings at once: f as ember.name(input, ...) and as Tensor.name(...).
+template <typename F, typename... Extra>
+void both(nb::module_& m, nb::class_<Tensor>& cls, const char* name, F f, const Extra&... extra) {
+  m.def(name, f, "input"_a, extra...);
+  cls.def(name, f, extra...);
+}
 
 // x.op_(...) returning x itself (the same Python object), as PyTorch does; f runs without the GIL.
 template <typename F>
@@ -91,6 +127,20 @@ nb::object inplace(nb::handle self, F&& f) {
     f(t);
   }
   return nb::borrow(self);
+}
+
+// The in-place method Tensor::name_ as a Python method x.name_(a...) returning x itself (the op
+// table's in-place rows); A are the arguments after self.
+template <typename M, typename... A>
+auto inplace_method(M method) {
+  return [method](nb::handle self, A... a) {
+    const Tensor& t = nb::cast<const Tensor&>(self);
+    {
+      nb::gil_scoped_release release;
+      (t.*method)(a...);
+    }
+    return nb::borrow(self);
+  };
 }
 
 }  // namespace ember::python

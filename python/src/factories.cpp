@@ -124,7 +124,6 @@ void init_factories(nb::module_& m) {
       "args"_a, "dtype"_a = nb::none(), "device"_a = nb::none(), "requires_grad"_a = false);
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, "seed"_a);
-  m.def("numel", [](const Tensor& t) { return t.numel(); });
   m.def("is_tensor", [](nb::handle h) { return nb::isinstance<Tensor>(h); });
 }
 

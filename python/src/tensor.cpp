@@ -1,5 +1,6 @@
-// ember.Tensor: metadata, conversions (.to, .cpu, .float ...), copies, Python numbers and lists,
-// autograd state and printing. Math is in tensor_math.cpp, subscripts in indexing.cpp.
+// ember.Tensor's own members: metadata, conversions (.to, .cpu, .float ...), copies, Python
+// numbers and lists, autograd state and printing. The ops, as methods and functions, are bound in
+// the files of their families (ops_*.cpp), subscripts in ops_indexing.cpp.
 #include <cstring>
 #include <string>
 
@@ -186,7 +187,6 @@ void init_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
       .def("nelement", &Tensor::numel)
       .def("element_size", &Tensor::element_size)
       .def("is_contiguous", &Tensor::is_contiguous)
-      .def("is_floating_point", &Tensor::is_floating_point)
       .def("storage_offset", &Tensor::storage_offset)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
       .def_prop_ro("dtype", [](const Tensor& t) { return dtype_object(t.scalar_type()); })
@@ -236,7 +236,6 @@ void init_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
       .def(
           "bool", [](const Tensor& t) { return t.to(kBool); }, RG())
       .def("type_as", &Tensor::type_as, RG())
-      .def("clone", &Tensor::clone, RG())
       .def("detach", &Tensor::detach, RG())
       .def("detach_",
            [](nb::handle self) {
@@ -324,6 +323,12 @@ void init_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
             t.backward(gradient.value_or(Tensor()), retain_graph, create_graph);
           },
           "gradient"_a = nb::none(), "retain_graph"_a = nb::none(), "create_graph"_a = false);
+  // The members PyTorch also spells as functions: ember.numel(x) (without a keyword),
+  // ember.is_floating_point(input), ember.clone(input).
+  m.def("numel", [](const Tensor& t) { return t.numel(); });
+  both(m, cls, "is_floating_point", [](const Tensor& t) { return t.is_floating_point(); });
+  both(
+      m, cls, "clone", [](const Tensor& t) { return t.clone(); }, RG());
 }
 
 }  // namespace ember::python
