@@ -76,6 +76,9 @@ std::vector<OpInfo> elementwise_rows();
 std::vector<OpInfo> reduction_rows();
 std::vector<OpInfo> shape_rows();
 std::vector<OpInfo> nn_rows();
+// The ops that op_rows_elementwise.cpp gives extras (domains, tolerances, ...) beyond
+// ember/op_table.h: each must be a table op (test_op_coverage).
+std::vector<std::string> op_table_extra_names();
 
 // A spelling of a row as a function of its inputs: the op, its forms, and its scalar forms with
 // the row's scalar bound. forms_of(op)[0] is the op itself (or its first scalar form).

@@ -475,6 +475,12 @@ std::vector<OpInfo> device_rows() {
 
 }  // namespace
 
+std::vector<std::string> op_table_extra_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : table_extras()) names.push_back(entry.first);
+  return names;
+}
+
 std::vector<OpInfo> elementwise_rows() {
   std::vector<OpInfo> out = table_rows();
   for (auto part : {irregular_elementwise_rows, device_rows}) {

@@ -71,6 +71,13 @@ std::vector<OpInfo> shape_rows() {
        true},
       {"unflatten", {F({3, 8})}, OP(a.unflatten(1, {2, -1})), "a.unflatten(1, (2, -1))", true},
       {"repeat", {F({2, 3})}, OP(a.repeat({2, 1, 3})), "a.repeat(2, 1, 3)", true},
+      // on a contiguous copy: the strides address the storage, which a non-contiguous input lays
+      // out otherwise
+      {"as_strided",
+       {F({3, 4})},
+       OP(ember::as_strided(a.contiguous(), {3, 2}, {1, 3}, 1)),
+       "torch.as_strided(a.contiguous(), (3, 2), (1, 3), 1)",
+       true},
 
       // ---- parts of matrices ----
       {"tril", {F({2, 4, 5})}, OP(ember::tril(a, 1)), "torch.tril(a, 1)", true},
