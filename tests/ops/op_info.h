@@ -58,6 +58,7 @@ struct OpInfo {
   std::string torch_scalar;              // PyTorch over a and s, for the scalar forms
   Scalar scalar = 2.5;                   // the scalar the devices sweeps bind
   bool finite_differences = true;        // false where the op jumps too often
+  bool torch_gradients = true;           // false where PyTorch refuses a gradient Ember gives
   bool data_dependent_shape = false;     // on meta: NotImplementedError instead of a shape
   Elementwise elementwise = Elementwise::None;
   bool double_backward = false;      // elementwise: second derivatives vs PyTorch

@@ -47,4 +47,11 @@ inline OpInfo data_dependent(OpInfo r) {
   return r;
 }
 
+// A row whose gradients PyTorch cannot compute (an input it refuses to track, as batch_norm's
+// running statistics): finite differences only.
+inline OpInfo no_torch_gradients(OpInfo r) {
+  r.torch_gradients = false;
+  return r;
+}
+
 }  // namespace ember::testing::rows

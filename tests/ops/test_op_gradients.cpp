@@ -1,6 +1,6 @@
-// The gradient sweep of the op table (tests/ops/op_info.h), over its differentiable elementwise
-// rows, against PyTorch's autograd (the devices sweep checks every row against finite
-// differences):
+// The gradient sweep of the op table (tests/ops/op_info.h), over its differentiable rows,
+// against PyTorch's autograd (the devices sweep checks every row against finite differences):
+//   any row       float64 (its float32 inputs cast), every floating input
 //   unary         float32/float64, every form; second derivatives where the row asks
 //   binary        float32/float64 over same-shape, broadcast and 0-dim operands (broadcast dims
 //                 reduced back to the input shapes), every form; second derivatives where asked
@@ -18,10 +18,11 @@ namespace {
 
 using autograd::variable_list;
 
-std::vector<OpInfo> differentiable_elementwise_ops() {
+std::vector<OpInfo> differentiable_ops() {
   std::vector<OpInfo> out;
   for (const OpInfo& op : all_ops()) {
-    if (op.elementwise != Elementwise::None && op.grad) out.push_back(op);
+    const bool elementwise = op.elementwise != Elementwise::None;
+    if (op.grad && (elementwise || (!op.torch.empty() && op.torch_gradients))) out.push_back(op);
   }
   return out;
 }
@@ -187,6 +188,43 @@ void ternary_gradients(const OpInfo& op) {
   }
 }
 
+// Any other row: its inputs with float32 cast to float64, d(sum(g * op))/d(floating inputs)
+// against PyTorch's.
+void row_gradients(const OpInfo& op) {
+  const char* names[] = {"a", "b", "c", "d"};
+  Args xs;
+  std::map<std::string, Tensor> named;
+  std::string code, grads = "";
+  std::vector<std::string> outs;
+  for (const Tensor& x : make_inputs(op)) {
+    const size_t i = xs.size();
+    xs.push_back(x.dtype() == kFloat ? x.to(kDouble) : x);
+    named[names[i]] = xs.back();
+    if (!xs.back().is_floating_point()) continue;
+    code += std::string(names[i]) + ".requires_grad_(True)\n";
+    outs.push_back(std::string("g") + names[i]);
+    grads += outs.back() + " = " + names[i] + ".grad if " + names[i] + ".grad is not None else " +
+             "torch.zeros_like(" + names[i] + ")\n";
+  }
+  Args leaves;
+  for (const Tensor& x : xs) {
+    leaves.push_back(x.is_floating_point() ? x.clone().requires_grad_(true) : x);
+  }
+  Tensor out = op.fn(leaves);
+  ASSERT_TRUE(out.requires_grad()) << op.name << ": the output does not require grad";
+  Tensor g = make_input({out.sizes().vec(), out.scalar_type()}, seed_for(op.name + "/g"));
+  out.backward(g);
+  named["g"] = g;
+  auto r = TorchOracle::instance().run(code + torch_code(op.torch) + "\nout.backward(g)\n" + grads,
+                                       named, outs);
+  size_t k = 0;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (!leaves[i].requires_grad()) continue;
+    Tensor got = leaves[i].grad().defined() ? leaves[i].grad() : zeros_like(leaves[i]);
+    expect_close(got, r.at(outs[k++]), 1e-7, 1e-9, op.name + " d/d" + names[i]);
+  }
+}
+
 class OpGradients : public ::testing::TestWithParam<OpInfo> {};
 
 TEST_P(OpGradients, MatchPyTorch) {
@@ -204,13 +242,13 @@ TEST_P(OpGradients, MatchPyTorch) {
       ternary_gradients(op);
       break;
     case Elementwise::None:
-      FAIL() << op.name << " is not an elementwise row";
+      row_gradients(op);
+      break;
   }
   if (!op.scalar_forms.empty()) tensor_scalar_gradients(op);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, OpGradients, ::testing::ValuesIn(differentiable_elementwise_ops()),
-                         row_name);
+INSTANTIATE_TEST_SUITE_P(Ops, OpGradients, ::testing::ValuesIn(differentiable_ops()), row_name);
 
 }  // namespace
 }  // namespace ember::testing
