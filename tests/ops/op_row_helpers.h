@@ -54,4 +54,11 @@ inline OpInfo no_torch_gradients(OpInfo r) {
   return r;
 }
 
+// Another spelling of the row's op (libtorch's method of a free function, or the reverse): the
+// sweeps run it beside the op and hold it to the op's result on every device.
+inline OpInfo also(OpInfo r, const char* form, OpFn fn) {
+  r.forms.push_back({form, std::move(fn)});
+  return r;
+}
+
 }  // namespace ember::testing::rows

@@ -330,8 +330,12 @@ std::vector<OpInfo> device_rows() {
   return {
       // ---- unary ----
       {"clamp", {F({3, 4})}, OP(ember::clamp(a, -0.5, 0.5)), "torch.clamp(a, -0.5, 0.5)", true},
-      {"clamp_min", {F({3, 4})}, OP(a.clamp_min(0.2)), "a.clamp_min(0.2)", true},
-      {"clamp_max", {F({3, 4})}, OP(a.clamp_max(-0.1)), "a.clamp_max(-0.1)", true},
+      also(also({"clamp_min", {F({3, 4})}, OP(a.clamp_min(0.2)), "a.clamp_min(0.2)", true}, "free",
+                OP(ember::clamp_min(a, 0.2))),
+           "clamp", OP(a.clamp(0.2, std::nullopt))),
+      also(also({"clamp_max", {F({3, 4})}, OP(a.clamp_max(-0.1)), "a.clamp_max(-0.1)", true},
+                "free", OP(ember::clamp_max(a, -0.1))),
+           "clamp", OP(a.clamp(std::nullopt, -0.1))),
       {"clamp_int64", {T({3, 4}, kLong)}, OP(ember::clamp(a, -2, 2)), "torch.clamp(a, -2, 2)"},
       {"pow_scalar_base", {F({3, 4})}, OP(ember::pow(2.0, a)), "torch.pow(2.0, a)", true},
 
