@@ -1,6 +1,6 @@
 // Meta tensors (kMeta): sizes, strides and a dtype without data, as libtorch's. Shapes of
 // results are checked against PyTorch's meta device; what needs data fails by name, as in
-// libtorch 1.13 (the per-op shapes run in test_backend_parity's Meta rows).
+// libtorch 1.13 (the per-op shapes run in test_op_devices, OpDevices.Meta, over every row).
 #include <gtest/gtest.h>
 
 #include <sstream>

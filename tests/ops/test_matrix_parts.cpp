@@ -1,7 +1,7 @@
 // tril/triu (and in place), diagonal, diag, trace, repeat, movedim, unflatten, split_with_sizes,
 // argwhere, isinf and isfinite against PyTorch: values, dtypes and gradients on every device,
-// views that share storage, and bad input. (test_backend_parity has a row for each too, with
-// finite-difference gradients; isinf and isfinite also run in the op database.)
+// views that share storage, and bad input. (The op table, tests/ops/op_info.h, has a row for each
+// too, with finite-difference gradients, in the sweeps test_op_*.)
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,6 +1,6 @@
 #pragma once
-// PyTorch parity of elementwise results over every dtype, shared by test_elementwise_parity (the
-// irregular ops) and test_op_database (the ops of ember/op_table.h).
+// PyTorch parity of elementwise results over every dtype, used by the op table's sweeps
+// (tests/ops/test_op_dtypes.cpp, test_op_special.cpp, test_op_edge_cases.cpp).
 //
 // Where PyTorch 1.13 rejects a case only because its CPU kernel lacks a dtype ("... not
 // implemented for 'Half'"), the case is skipped; every other rejection must be an ember::Error
