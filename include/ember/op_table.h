@@ -7,9 +7,9 @@
 //   - the Tensor methods' declarations in ember/tensor.h and their forwarding definitions
 //     (src/ops/op_table.cpp: `Tensor Tensor::exp() const { return ember::exp(*this); }`),
 //   - the in-place methods (`exp_`), also in src/ops/op_table.cpp,
-//   - the op database of the tests (tests/ops/test_op_database.cpp): every form of every row on
-//   every
-//     device against the CPU and PyTorch, gradients, every dtype, 16-bit sweeps,
+//   - its row in the tests' op table (tests/ops/op_rows_elementwise.cpp, swept by
+//     tests/ops/test_op_*.cpp): every form on every device against the CPU and PyTorch,
+//     gradients, every dtype, 16-bit sweeps,
 //   - the list of ops in docs/ops.md (checked by that test).
 //
 // What a row does NOT generate is the op itself: the primitive in src/kernel_math/ops_list.h, its
@@ -67,7 +67,7 @@
 //
 // Adding a row here without a front end fails to link (ember::name is declared, never defined);
 // adding a front end without a row leaves the op without a method, without tests and
-// without docs, which tests/ops/test_op_database.cpp (OpTableCoverage) reports.
+// without docs, which tests/ops/test_op_coverage.cpp (OpCoverage) reports.
 
 #define EMBER_OP_IF(flag, ...) EMBER_OP_IF_##flag(__VA_ARGS__)
 #define EMBER_OP_IF_0(...)
