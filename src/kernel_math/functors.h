@@ -26,19 +26,6 @@ EMBER_HD_INLINE bool isnan_(T x) {
 }
 }  // namespace fn
 
-// A unary functor with `static constexpr bool kFloatingOnly = true` only ever gets floating inputs
-// (its front end promotes or rejects integers first). kUnarySupports says which storage dtypes a
-// unary functor is compiled for, as kBinarySupports does for binary ones: the backends instantiate
-// no kernel for the rest, which nothing could reach and which would only add CUDA compile time.
-template <typename Op, typename = void>
-struct is_floating_only : std::false_type {};
-template <typename Op>
-struct is_floating_only<Op, std::void_t<decltype(Op::kFloatingOnly)>>
-    : std::bool_constant<Op::kFloatingOnly> {};
-template <typename Op, typename scalar_t>
-inline constexpr bool kUnarySupports =
-    !is_floating_only<Op>::value || !std::is_integral_v<scalar_t>;
-
 struct NegOp {
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
@@ -167,14 +154,12 @@ struct TanhOp {
 };
 // GELU, exact (x * Phi(x)) and approximate="tanh": the front end promotes integers first.
 struct GeluOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return x * T(0.5) * (T(1) + ::erf(x * T(0.70710678118654752440)));
   }
 };
 struct GeluTanhOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     const T k = T(0.79788456080286535588);  // sqrt(2/pi)
@@ -265,30 +250,27 @@ struct IsNanOp {
   }
 };
 
-// ---- rounding and transcendental functions: floating inputs only (see kUnarySupports) ----
+// ---- rounding and transcendental functions: floating inputs only (the Floating inputs column of
+// ops_list.h) ----
 struct FloorOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::floor(x);
   }
 };
 struct CeilOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::ceil(x);
   }
 };
 struct TruncOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::trunc(x);
   }
 };
 struct FracOp {
-  static constexpr bool kFloatingOnly = true;
   // x - trunc(x), as torch.frac: -0.0 gives +0.0 and +-inf gives NaN
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
@@ -296,70 +278,60 @@ struct FracOp {
   }
 };
 struct TanOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::tan(x);
   }
 };
 struct AsinOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::asin(x);
   }
 };
 struct AcosOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::acos(x);
   }
 };
 struct AtanOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::atan(x);
   }
 };
 struct SinhOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::sinh(x);
   }
 };
 struct CoshOp {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::cosh(x);
   }
 };
 struct Expm1Op {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::expm1(x);
   }
 };
 struct Log2Op {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::log2(x);
   }
 };
 struct Log10Op {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::log10(x);
   }
 };
 struct Exp2Op {
-  static constexpr bool kFloatingOnly = true;
   template <typename T>
   EMBER_HD T operator()(T x, OpParams) const {
     return ::exp2(x);
@@ -593,30 +565,6 @@ struct BitwiseXorOp {
     return static_cast<T>(a ^ b);
   }
 };
-
-// The storage dtypes a binary functor is compiled for (scalar_t: bool, the integers, float,
-// double, Half, BFloat16); the front ends never send it another, and the backends instantiate no
-// kernel for the rest, which keeps binary.cu's compile time down.
-template <typename Op, typename scalar_t>
-inline constexpr bool kBinarySupports = true;
-template <typename scalar_t>
-inline constexpr bool kBinarySupports<Atan2Op, scalar_t> = !std::is_integral_v<scalar_t>;
-template <typename scalar_t>
-inline constexpr bool kBinarySupports<HypotOp, scalar_t> = !std::is_integral_v<scalar_t>;
-template <typename scalar_t>
-inline constexpr bool kBinarySupports<FmodOp, scalar_t> = !std::is_same_v<scalar_t, bool>;
-template <typename scalar_t>
-inline constexpr bool kBinarySupports<RemainderOp, scalar_t> = !std::is_same_v<scalar_t, bool>;
-template <typename scalar_t>
-inline constexpr bool kBinarySupports<DivTruncOp, scalar_t> = !std::is_same_v<scalar_t, bool>;
-template <typename scalar_t>
-inline constexpr bool kBinarySupports<DivFloorOp, scalar_t> = !std::is_same_v<scalar_t, bool>;
-template <typename scalar_t>
-inline constexpr bool kBinarySupports<BitwiseAndOp, scalar_t> = std::is_integral_v<scalar_t>;
-template <typename scalar_t>
-inline constexpr bool kBinarySupports<BitwiseOrOp, scalar_t> = std::is_integral_v<scalar_t>;
-template <typename scalar_t>
-inline constexpr bool kBinarySupports<BitwiseXorOp, scalar_t> = std::is_integral_v<scalar_t>;
 
 // Functors whose second operand divides integers: CUDA checks it for zero in the kernel.
 template <typename Op>

@@ -1,8 +1,8 @@
 #pragma once
 // The dtype-support switch of the unary and binary families, written once for both backends:
 // maps a UnaryOp/BinaryOp to its functor and calls the backend's kernel with it, or, for a functor
-// not compiled for the storage dtype (kUnarySupports, kBinarySupports in functors.h; its front end
-// never asks), throws without instantiating a kernel. Host code; the switch lives in a function
+// not compiled for the storage dtype (the inputs column of ops_list.h; its front end never
+// asks), throws without instantiating a kernel. Host code; the switch lives in a function
 // because a #define inside a macro argument is not portable (nvcc).
 #include "ember/dtype.h"
 #include "ember/error.h"
@@ -22,9 +22,9 @@ struct OpTag {
 template <typename scalar_t, typename Run>
 void visit_unary_op(UnaryOp op, ScalarType dtype, Run&& run) {
   switch (op) {
-#define EMBER_UNARY_CASE(name, functor)                                                           \
+#define EMBER_UNARY_CASE(name, functor, output, inputs)                                           \
   case UnaryOp::name:                                                                             \
-    if constexpr (kUnarySupports<functor, scalar_t>) {                                            \
+    if constexpr (accepts_storage<scalar_t>(OpInputs::inputs)) {                                  \
       run(OpTag<functor>{});                                                                      \
     } else {                                                                                      \
       throw TypeError(                                                                            \
@@ -41,9 +41,9 @@ void visit_unary_op(UnaryOp op, ScalarType dtype, Run&& run) {
 template <typename scalar_t, typename Run>
 void visit_binary_op(BinaryOp op, ScalarType dtype, Run&& run) {
   switch (op) {
-#define EMBER_BINARY_CASE(name, functor)                                                           \
+#define EMBER_BINARY_CASE(name, functor, output, inputs)                                           \
   case BinaryOp::name:                                                                             \
-    if constexpr (kBinarySupports<functor, scalar_t>) {                                            \
+    if constexpr (accepts_storage<scalar_t>(OpInputs::inputs)) {                                   \
       run(OpTag<functor>{});                                                                       \
     } else {                                                                                       \
       throw TypeError(                                                                             \

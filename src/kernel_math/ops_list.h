@@ -1,77 +1,82 @@
 #pragma once
-// The single list of primitive ops. Each entry is (EnumName, functor struct in functors.h).
+// The single list of primitive ops. A unary or binary entry is
+//   (EnumName, functor struct in functors.h, output dtype, input dtypes):
+//   output: Same (the compute dtype) or Bool (comparisons, logical ops, isnan);
+//   inputs: the storage dtypes the functor is compiled for and the front end may send it:
+//     Any, Floating (no bool or integer), NotBool, or Integral (bool and the integers).
 // Adding an elementwise op = one line here + one functor in functors.h + a front end in src/ops.
+#include <type_traits>
 
 // Unary: out = f(x [, p.a, p.b]).
-#define EMBER_UNARY_OPS(_)    \
-  _(Neg, NegOp)               \
-  _(Abs, AbsOp)               \
-  _(Exp, ExpOp)               \
-  _(Log, LogOp)               \
-  _(Sqrt, SqrtOp)             \
-  _(Rsqrt, RsqrtOp)           \
-  _(Square, SquareOp)         \
-  _(Reciprocal, ReciprocalOp) \
-  _(Sin, SinOp)               \
-  _(Cos, CosOp)               \
-  _(Sign, SignOp)             \
-  _(Erf, ErfOp)               \
-  _(Log1p, Log1pOp)           \
-  _(Relu, ReluOp)             \
-  _(Sigmoid, SigmoidOp)       \
-  _(Tanh, TanhOp)             \
-  _(Gelu, GeluOp)             \
-  _(GeluTanh, GeluTanhOp)     \
-  _(Silu, SiluOp)             \
-  _(Clamp, ClampOp)           \
-  _(PowScalar, PowScalarOp)   \
-  _(RPowScalar, RPowScalarOp) \
-  _(LogicalNot, LogicalNotOp) \
-  _(IsNan, IsNanOp)           \
-  _(Round, RoundOp)           \
-  _(Floor, FloorOp)           \
-  _(Ceil, CeilOp)             \
-  _(Trunc, TruncOp)           \
-  _(Frac, FracOp)             \
-  _(Tan, TanOp)               \
-  _(Asin, AsinOp)             \
-  _(Acos, AcosOp)             \
-  _(Atan, AtanOp)             \
-  _(Sinh, SinhOp)             \
-  _(Cosh, CoshOp)             \
-  _(Expm1, Expm1Op)           \
-  _(Log2, Log2Op)             \
-  _(Log10, Log10Op)           \
-  _(Exp2, Exp2Op)
+#define EMBER_UNARY_OPS(_)                \
+  _(Neg, NegOp, Same, Any)                \
+  _(Abs, AbsOp, Same, Any)                \
+  _(Exp, ExpOp, Same, Any)                \
+  _(Log, LogOp, Same, Any)                \
+  _(Sqrt, SqrtOp, Same, Any)              \
+  _(Rsqrt, RsqrtOp, Same, Any)            \
+  _(Square, SquareOp, Same, Any)          \
+  _(Reciprocal, ReciprocalOp, Same, Any)  \
+  _(Sin, SinOp, Same, Any)                \
+  _(Cos, CosOp, Same, Any)                \
+  _(Sign, SignOp, Same, Any)              \
+  _(Erf, ErfOp, Same, Any)                \
+  _(Log1p, Log1pOp, Same, Any)            \
+  _(Relu, ReluOp, Same, Any)              \
+  _(Sigmoid, SigmoidOp, Same, Any)        \
+  _(Tanh, TanhOp, Same, Any)              \
+  _(Gelu, GeluOp, Same, Floating)         \
+  _(GeluTanh, GeluTanhOp, Same, Floating) \
+  _(Silu, SiluOp, Same, Any)              \
+  _(Clamp, ClampOp, Same, Any)            \
+  _(PowScalar, PowScalarOp, Same, Any)    \
+  _(RPowScalar, RPowScalarOp, Same, Any)  \
+  _(LogicalNot, LogicalNotOp, Bool, Any)  \
+  _(IsNan, IsNanOp, Bool, Any)            \
+  _(Round, RoundOp, Same, Any)            \
+  _(Floor, FloorOp, Same, Floating)       \
+  _(Ceil, CeilOp, Same, Floating)         \
+  _(Trunc, TruncOp, Same, Floating)       \
+  _(Frac, FracOp, Same, Floating)         \
+  _(Tan, TanOp, Same, Floating)           \
+  _(Asin, AsinOp, Same, Floating)         \
+  _(Acos, AcosOp, Same, Floating)         \
+  _(Atan, AtanOp, Same, Floating)         \
+  _(Sinh, SinhOp, Same, Floating)         \
+  _(Cosh, CoshOp, Same, Floating)         \
+  _(Expm1, Expm1Op, Same, Floating)       \
+  _(Log2, Log2Op, Same, Floating)         \
+  _(Log10, Log10Op, Same, Floating)       \
+  _(Exp2, Exp2Op, Same, Floating)
 
 // Binary: out = f(a, b [, p.a]); broadcasting is done by the caller through zero strides.
-#define EMBER_BINARY_OPS(_)                 \
-  _(Add, AddOp)                             \
-  _(Sub, SubOp)                             \
-  _(Mul, MulOp)                             \
-  _(Div, DivOp)                             \
-  _(Pow, PowOp)                             \
-  _(Maximum, MaximumOp)                     \
-  _(Minimum, MinimumOp)                     \
-  _(ThresholdBackward, ThresholdBackwardOp) \
-  _(Eq, EqOp)                               \
-  _(Ne, NeOp)                               \
-  _(Lt, LtOp)                               \
-  _(Le, LeOp)                               \
-  _(Gt, GtOp)                               \
-  _(Ge, GeOp)                               \
-  _(LogicalAnd, LogicalAndOp)               \
-  _(LogicalOr, LogicalOrOp)                 \
-  _(LogicalXor, LogicalXorOp)               \
-  _(Atan2, Atan2Op)                         \
-  _(Hypot, HypotOp)                         \
-  _(Remainder, RemainderOp)                 \
-  _(Fmod, FmodOp)                           \
-  _(DivTrunc, DivTruncOp)                   \
-  _(DivFloor, DivFloorOp)                   \
-  _(BitwiseAnd, BitwiseAndOp)               \
-  _(BitwiseOr, BitwiseOrOp)                 \
-  _(BitwiseXor, BitwiseXorOp)
+#define EMBER_BINARY_OPS(_)                            \
+  _(Add, AddOp, Same, Any)                             \
+  _(Sub, SubOp, Same, Any)                             \
+  _(Mul, MulOp, Same, Any)                             \
+  _(Div, DivOp, Same, Any)                             \
+  _(Pow, PowOp, Same, Any)                             \
+  _(Maximum, MaximumOp, Same, Any)                     \
+  _(Minimum, MinimumOp, Same, Any)                     \
+  _(ThresholdBackward, ThresholdBackwardOp, Same, Any) \
+  _(Eq, EqOp, Bool, Any)                               \
+  _(Ne, NeOp, Bool, Any)                               \
+  _(Lt, LtOp, Bool, Any)                               \
+  _(Le, LeOp, Bool, Any)                               \
+  _(Gt, GtOp, Bool, Any)                               \
+  _(Ge, GeOp, Bool, Any)                               \
+  _(LogicalAnd, LogicalAndOp, Bool, Any)               \
+  _(LogicalOr, LogicalOrOp, Bool, Any)                 \
+  _(LogicalXor, LogicalXorOp, Bool, Any)               \
+  _(Atan2, Atan2Op, Same, Floating)                    \
+  _(Hypot, HypotOp, Same, Floating)                    \
+  _(Remainder, RemainderOp, Same, NotBool)             \
+  _(Fmod, FmodOp, Same, NotBool)                       \
+  _(DivTrunc, DivTruncOp, Same, NotBool)               \
+  _(DivFloor, DivFloorOp, Same, NotBool)               \
+  _(BitwiseAnd, BitwiseAndOp, Same, Integral)          \
+  _(BitwiseOr, BitwiseOrOp, Same, Integral)            \
+  _(BitwiseXor, BitwiseXorOp, Same, Integral)
 
 // Reductions over a set of dims.
 #define EMBER_REDUCE_OPS(_) \
@@ -84,7 +89,7 @@
 
 namespace ember {
 
-#define EMBER_ENUM_ENTRY(name, functor) name,
+#define EMBER_ENUM_ENTRY(name, ...) name,
 enum class UnaryOp : int { EMBER_UNARY_OPS(EMBER_ENUM_ENTRY) Count };
 enum class BinaryOp : int { EMBER_BINARY_OPS(EMBER_ENUM_ENTRY) Count };
 enum class ReduceOp : int { EMBER_REDUCE_OPS(EMBER_ENUM_ENTRY) Count };
@@ -98,11 +103,54 @@ struct OpParams {
   double b = 0;
 };
 
-// Binary ops whose output is bool regardless of the input dtype.
-constexpr bool is_comparison(BinaryOp op) {
-  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le ||
-         op == BinaryOp::Gt || op == BinaryOp::Ge || op == BinaryOp::LogicalAnd ||
-         op == BinaryOp::LogicalOr || op == BinaryOp::LogicalXor;
+// The output column: an op with Bool output writes bool whatever its inputs' dtype.
+enum class OpOutput { Same, Bool };
+// The inputs column. Backends instantiate no kernel for the dtypes an op does not accept (nothing
+// could reach one, and it would only add CUDA compile time); the front ends promote or reject
+// first.
+enum class OpInputs { Any, Floating, NotBool, Integral };
+
+#define EMBER_OUTPUT_CASE(name, functor, output, inputs) \
+  case Op::name:                                         \
+    return OpOutput::output;
+constexpr OpOutput output_of(UnaryOp op) {
+  using Op = UnaryOp;
+  switch (op) {
+    EMBER_UNARY_OPS(EMBER_OUTPUT_CASE)  // one case per row
+    default:
+      return OpOutput::Same;
+  }
+}
+constexpr OpOutput output_of(BinaryOp op) {
+  using Op = BinaryOp;
+  switch (op) {
+    EMBER_BINARY_OPS(EMBER_OUTPUT_CASE)  // one case per row
+    default:
+      return OpOutput::Same;
+  }
+}
+#undef EMBER_OUTPUT_CASE
+constexpr bool has_bool_output(UnaryOp op) {
+  return output_of(op) == OpOutput::Bool;
+}
+constexpr bool has_bool_output(BinaryOp op) {
+  return output_of(op) == OpOutput::Bool;
+}
+
+// Whether an op whose inputs column is `inputs` is compiled for storage type scalar_t (bool, the
+// integers, float, double, Half, BFloat16).
+template <typename scalar_t>
+constexpr bool accepts_storage(OpInputs inputs) {
+  switch (inputs) {
+    case OpInputs::Floating:
+      return !std::is_integral_v<scalar_t>;
+    case OpInputs::NotBool:
+      return !std::is_same_v<scalar_t, bool>;
+    case OpInputs::Integral:
+      return std::is_integral_v<scalar_t>;
+    default:
+      return true;
+  }
 }
 
 }  // namespace ember

@@ -20,8 +20,7 @@ static Tensor cast_for_compute(const Tensor& t, ScalarType compute) {
 
 Tensor unary_kernel_call(UnaryOp op, const Tensor& a, ScalarType compute, OpParams p) {
   Tensor in = cast_for_compute(a, compute);
-  bool predicate = op == UnaryOp::LogicalNot || op == UnaryOp::IsNan;
-  Tensor out = make_empty(a.sizes(), predicate ? kBool : compute, a.device());
+  Tensor out = make_empty(a.sizes(), has_bool_output(op) ? kBool : compute, a.device());
   backend_for(out).unary(op, out, in, p);
   return out;
 }
@@ -39,7 +38,7 @@ Tensor binary_kernel_call(BinaryOp op, const Tensor& a, const Tensor& b, ScalarT
   }
   DimVector shape = broadcast_dims(a.sizes(), b.sizes());
   Tensor x = cast_for_compute(a, compute), y = cast_for_compute(b, compute);
-  Tensor out = make_empty(shape, is_comparison(op) ? kBool : compute, device);
+  Tensor out = make_empty(shape, has_bool_output(op) ? kBool : compute, device);
   backend_for(out).binary(op, out, x, y, p);
   return out;
 }

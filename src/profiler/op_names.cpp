@@ -30,7 +30,7 @@ std::vector<std::string> names(std::initializer_list<const char*> camel) {
 }  // namespace
 
 // Made at the first profiled op: a program that never profiles allocates nothing for them.
-#define EMBER_OP_NAME(name, functor) #name,
+#define EMBER_OP_NAME(name, ...) #name,
 const char* op_name(UnaryOp op) {
   static const std::vector<std::string> n = names({EMBER_UNARY_OPS(EMBER_OP_NAME)});
   return n.at(static_cast<size_t>(op)).c_str();
