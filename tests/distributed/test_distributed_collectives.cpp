@@ -18,10 +18,7 @@
 
 namespace dist = ember::distributed;
 using ember::Tensor;
-using ember::testing::expect_ranks_succeeded;
-using ember::testing::is_rank_process;
-using ember::testing::RankLaunch;
-using ember::testing::run_ranks;
+using ember::testing::run_ranks_and_check;
 
 namespace {
 
@@ -42,12 +39,7 @@ Tensor small_values(int r) {
 }
 
 void run(int world_size, const std::function<void()>& body) {
-  RankLaunch launch;
-  launch.world_size = world_size;
-  launch.timeout = std::chrono::seconds(90);
-  auto results = run_ranks(launch, body);
-  if (is_rank_process()) return;
-  expect_ranks_succeeded(results);
+  run_ranks_and_check({.world_size = world_size, .timeout = std::chrono::seconds(90)}, body);
 }
 
 class Collectives : public ::testing::TestWithParam<int> {};

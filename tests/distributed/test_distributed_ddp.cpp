@@ -24,21 +24,13 @@ using ember::nn::parallel::DistributedDataParallelOptions;
 using ember::testing::contains;
 using ember::testing::error_of;
 using ember::testing::expect_close;
-using ember::testing::is_rank_process;
-using ember::testing::RankLaunch;
-using ember::testing::run_ranks;
+using ember::testing::run_ranks_and_check;
 using namespace std::chrono_literals;
 
 namespace {
 
 void run(int world_size, const std::function<void()>& body) {
-  RankLaunch launch;
-  launch.world_size = world_size;
-  launch.timeout = 180s;
-  auto results = run_ranks(launch, body);
-  if (is_rank_process()) return;
-  ember::testing::echo_reports(results);
-  ember::testing::expect_ranks_succeeded(results);
+  run_ranks_and_check({.world_size = world_size, .timeout = 180s}, body);
 }
 
 void init() {

@@ -81,7 +81,7 @@ TEST_P(DDPParity, SameParametersAsPyTorchDistributedDataParallel) {
   launch.world_size = world;
   launch.timeout = 240s;
   launch.env["EMBER_TEST_PARITY_DIR"] = dir;
-  auto results = run_ranks(launch, [world] {
+  ember::testing::run_ranks_and_check(launch, [world] {
     const std::string d = std::getenv("EMBER_TEST_PARITY_DIR");
     dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(60s));
     const int me = dist::get_rank();
@@ -122,8 +122,6 @@ TEST_P(DDPParity, SameParametersAsPyTorchDistributedDataParallel) {
     }
     dist::destroy_process_group();
   });
-  if (is_rank_process()) return;
-  ember::testing::expect_ranks_succeeded(results);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, DDPParity, ::testing::Values(2, 3),

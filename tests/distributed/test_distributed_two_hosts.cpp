@@ -93,7 +93,7 @@ TEST(TwoHosts, DdpTrainsAcrossNetworkNamespaces) {
       return std::vector<std::string>{"ip", "netns", "exec", hosts->ns(rank)};
     };
   }
-  auto results = ember::testing::run_ranks(launch, [] {
+  ember::testing::run_ranks_and_check(launch, [] {
     dist::init_process_group("gloo", dist::InitProcessGroupOptions().timeout(30s));
     const int me = dist::get_rank();
     auto [rc, addrs] = sh("ip -4 -o addr show scope global");
@@ -125,9 +125,6 @@ TEST(TwoHosts, DdpTrainsAcrossNetworkNamespaces) {
     ember::testing::report("loss " + std::to_string(first) + " -> " + std::to_string(last));
     dist::destroy_process_group();
   });
-  if (is_rank_process()) return;
-  ember::testing::echo_reports(results);
-  ember::testing::expect_ranks_succeeded(results);
 }
 
 }  // namespace

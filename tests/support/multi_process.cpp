@@ -215,4 +215,12 @@ void expect_ranks_succeeded(const std::vector<RankResult>& results) {
   }
 }
 
+void run_ranks_and_check(const RankLaunch& launch, const std::function<void()>& body,
+                         const RankResultsCheck& check) {
+  std::vector<RankResult> results = run_ranks(launch, body);
+  if (is_rank_process()) return;
+  echo_reports(results);
+  check(results);
+}
+
 }  // namespace ember::testing

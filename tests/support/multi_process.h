@@ -4,12 +4,10 @@
 // checks how each one ended. Inside a rank the same test body runs the rank's part:
 //
 //   TEST(Distributed, AllReduce) {
-//     auto ranks = ember::testing::run_ranks({.world_size = 3}, [] {
+//     ember::testing::run_ranks_and_check({.world_size = 3}, [] {
 //       ember::distributed::init_process_group("gloo");
 //       ...  // gtest assertions here fail the rank, and so the test
-//     });
-//     if (ember::testing::is_rank_process()) return;
-//     ember::testing::expect_ranks_succeeded(ranks);
+//     });  // optional third argument: what to check of the ranks' results
 //   }
 //
 // Every rank is killed at the launch's timeout, so a hang fails the test instead of blocking it.
@@ -60,6 +58,13 @@ std::vector<RankResult> run_ranks(const RankLaunch& launch, const std::function<
 // Every rank exited with status 0 after running its test (prints the output of those that did
 // not).
 void expect_ranks_succeeded(const std::vector<RankResult>& results);
+
+using RankResultsCheck = std::function<void(const std::vector<RankResult>&)>;
+// A multi-process test in one call: starts the ranks of `launch` running `body`; then, in the
+// parent only, echoes every rank's reports and hands the results to `check` (by default
+// expect_ranks_succeeded). In a rank process it returns once `body` has.
+void run_ranks_and_check(const RankLaunch& launch, const std::function<void()>& body,
+                         const RankResultsCheck& check = expect_ranks_succeeded);
 // In a rank: prints "REPORT: <what>" for the parent to echo. In the parent: prints every rank's
 // reports as "[rank r] <what>", so the messages and figures ranks saw are in the test's log.
 void report(const std::string& what);
