@@ -44,7 +44,8 @@ for label in ["forward", "loss_fn", "backward"]:
 counts = {e.key: e.count for e in prof.key_averages()}
 print("forward count:", counts["forward"], "loss_fn count:", counts["loss_fn"])
 
-table = prof.key_averages().table(sort_by="cpu_time_total", row_limit=5)
+# All rows: which ones a 5-row table keeps depends on timings, which vary on a loaded machine.
+table = prof.key_averages().table(sort_by="cpu_time_total")
 print("table names forward:", "forward" in table, "has header:", "Name" in table)
 
 path = os.path.join(tempfile.mkdtemp(), "trace.json")
