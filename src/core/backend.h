@@ -26,96 +26,151 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
   return {low, static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
 }
 
+// The op families, one row each: every backend's virtuals, the meta backend's shape-only bodies
+// and the profiler's forwarders expand from this list, so adding a family is one row here and its
+// CPU and CUDA definitions (src/cpu, src/cuda). Columns:
+//   name, return type, (parameters), (the same names, to forward them),
+//   the profiler's label (an expression of the parameters; op_name() and the *_label() helpers
+//   are src/profiler's), (the tensors the profiler charges: outputs, whose device it shows),
+//   (the inputs whose shapes it records),
+//   meta: meta_skip (meta runs no kernel: an empty body) or meta_by_hand (src/meta writes it).
+// Backend::allocator is not a family (no kernel, no profiler op) and is written by hand.
+// clang-format off
+#define EMBER_BACKEND_FAMILIES(X)                                                                  \
+  /* out[i] = value. */                                                                            \
+  X(fill, void, (const Tensor& out, const Scalar& value), (out, value),                            \
+    "ember::fill_", (out), (out), meta_skip)                                                       \
+  /* dst = src (same shape; dtypes may differ: cast; devices may differ when one side is CUDA). */ \
+  X(copy, void, (const Tensor& dst, const Tensor& src, bool non_blocking),                         \
+    (dst, src, non_blocking),                                                                      \
+    "ember::copy_", (dst, src), (dst, src), meta_by_hand)                                          \
+  /* out = op(in); `out` has its final dtype (bool for IsNan/LogicalNot), `in` the compute */      \
+  /* dtype. */                                                                                     \
+  X(unary, void, (UnaryOp op, const Tensor& out, const Tensor& in, OpParams p), (op, out, in, p),  \
+    op_name(op), (out), (in), meta_skip)                                                           \
+  /* out = op(a, b); a and b have the compute dtype and out's shape (broadcast by strides). */     \
+  X(binary, void, (BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, OpParams p),  \
+    (op, out, a, b, p), op_name(op), (out), (a, b), meta_skip)                                     \
+  /* out = cond ? a : b, all of out's shape; cond is bool. */                                      \
+  X(where, void, (const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b),        \
+    (out, cond, a, b), "ember::where", (out), (cond, a, b), meta_skip)                             \
+  /* Reduces `in` into `out`, where out.sizes() equals in.sizes() with the reduced dims set to */  \
+  /* 1. */                                                                                         \
+  X(reduce, void, (ReduceOp op, const Tensor& out, const Tensor& in), (op, out, in),               \
+    op_name(op), (out), (in), meta_skip)                                                           \
+  /* Index of the max (or min) along `dim`; values and indices have in's shape with dim = 1. */    \
+  X(arg_reduce, void,                                                                              \
+    (bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim),     \
+    (is_max, values, indices, in, dim), is_max ? "ember::argmax" : "ember::argmin",                \
+    (values), (in), meta_skip)                                                                     \
+  /* out[b] = alpha * a[b] @ b[b] + beta * out[b] for 3-D tensors [B,M,K] x [B,K,N] -> [B,M,N]; */ \
+  /* a or b may have batch 1 (shared by every b). When out has batch 1 but a or b has B > 1, */    \
+  /* the products are summed: out[0] = alpha * sum_b a[b] @ b[b] + beta * out[0] (a weight */      \
+  /* gradient). */                                                                                 \
+  X(gemm, void, (const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta),  \
+    (out, a, b, alpha, beta), gemm_label(out, beta), (out), (a, b), meta_skip)                     \
+  /* out[i] = start + i * step over a contiguous 1-D out; in int64 for integer dtypes when */      \
+  /* start and step are whole (core/arange_int.h), else in double. */                              \
+  X(arange, void, (const Tensor& out, const Scalar& start, const Scalar& step),                    \
+    (out, start, step), "ember::arange", (out), (out), meta_skip)                                  \
+  /* Philox stream `seed`, starting at counter `offset` (in units of 4 numbers). */                \
+  X(random, void,                                                                                  \
+    (const Tensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset),      \
+    (out, kind, a, b, seed, offset), random_label(kind), (out), (out), meta_skip)                  \
+  /* out = in.index_select(dim, index) ; index is int64, 1-D. */                                   \
+  X(index_select, void, (const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index),   \
+    (out, in, dim, index), "ember::index_select", (out), (in, index), meta_skip)                   \
+  /* out.index_add_(dim, index, src) */                                                            \
+  X(index_add, void, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src),     \
+    (out, dim, index, src), "ember::index_add_", (out), (out, index, src), meta_skip)              \
+  /* out.index_copy_(dim, index, src): out's slices at `index` along dim become src's. Where an */ \
+  /* index repeats, the last slice wins on the CPU; which one is unspecified on CUDA (as */        \
+  /* PyTorch). */                                                                                  \
+  X(index_copy, void, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src),    \
+    (out, dim, index, src), "ember::index_copy_", (out), (out, index, src), meta_skip)             \
+  /* The coordinates of the true elements of `mask` (bool, contiguous) in row-major order: */      \
+  /* int64 [n, mask.dim()] on mask's device. Counts, then compacts; learning n makes the host */   \
+  /* wait for the device (as PyTorch's nonzero does, its output's size depends on it). */          \
+  X(nonzero, Tensor, (const Tensor& mask), (mask),                                                 \
+    "ember::nonzero", (mask), (mask), meta_by_hand)                                                \
+  /* out = in.gather(dim, index) */                                                                \
+  X(gather, void, (const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index),         \
+    (out, in, dim, index), "ember::gather", (out), (in, index), meta_skip)                         \
+  /* out.scatter_add_(dim, index, src) */                                                          \
+  X(scatter_add, void, (const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src),   \
+    (out, dim, index, src), "ember::scatter_add_", (out), (out, index, src), meta_skip)            \
+  /* Sorts each row of `in`, a contiguous [..., D] tensor, along its last dim into values (in's */ \
+  /* dtype) and indices (int64, each element's position in its row), both contiguous of in's */    \
+  /* shape, in kernel_math/sort_order.h's order: stable, NaN greatest. */                          \
+  X(sort, void, (const Tensor& values, const Tensor& indices, const Tensor& in, bool descending),  \
+    (values, indices, in, descending), "ember::sort", (values), (in), meta_skip)                   \
+  /* Inclusive scan (running sum or product) along the middle dim of in viewed as [outer, D, */    \
+  /* inner]; in and out contiguous, one dtype (not bool), accumulated in */                        \
+  /* kernel_math/scan_acc.h's type. */                                                             \
+  X(scan, void,                                                                                    \
+    (ScanOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t D, int64_t inner),     \
+    (op, out, in, outer, D, inner), op == ScanOp::Sum ? "ember::cumsum" : "ember::cumprod",        \
+    (out), (in), meta_skip)                                                                        \
+  /* Sliding windows (kernel_math/window2d.h has the layouts); floating dtypes, contiguous */      \
+  /* tensors. cols [N, K, L] = the window elements of in [N, C, H, W], zero where a window */      \
+  /* covers padding. */                                                                            \
+  X(im2col, void, (const Tensor& cols, const Tensor& in, const Window2d& g), (cols, in, g),        \
+    "ember::im2col", (cols), (in), meta_skip)                                                      \
+  /* out [N, C, H, W] = for each input element, the sum of the cols entries im2col copied from */  \
+  /* it. */                                                                                        \
+  X(col2im, void, (const Tensor& out, const Tensor& cols, const Window2d& g), (out, cols, g),      \
+    "ember::col2im", (out), (cols), meta_skip)                                                     \
+  /* Softmax (log_softmax when log_space) along the middle dim of in viewed as [outer, D, */       \
+  /* inner] (kernel_math/softmax_row.h has the math); in and out contiguous, one floating */       \
+  /* dtype. */                                                                                     \
+  X(softmax, void,                                                                                 \
+    (const Tensor& out, const Tensor& in, int64_t outer, int64_t D, int64_t inner,                 \
+     bool log_space),                                                                              \
+    (out, in, outer, D, inner, log_space),                                                         \
+    log_space ? "ember::_log_softmax" : "ember::_softmax", (out), (in), meta_skip)                 \
+  /* Its gradient from grad_out and the forward's output out, in the same layout. */               \
+  X(softmax_backward, void,                                                                        \
+    (const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, int64_t outer, int64_t D,   \
+     int64_t inner, bool log_space),                                                               \
+    (grad_in, grad_out, out, outer, D, inner, log_space),                                          \
+    log_space ? "ember::_log_softmax_backward_data" : "ember::_softmax_backward_data",             \
+    (grad_in), (grad_out, out), meta_skip)                                                         \
+  /* values and indices [P, out_h, out_w]: each window's maximum over in [P, H, W] and its flat */ \
+  /* position h * W + w (int64), as window_argmax chooses it. */                                   \
+  X(max_pool2d, void,                                                                              \
+    (const Tensor& values, const Tensor& indices, const Tensor& in, const Window2d& g),            \
+    (values, indices, in, g), "ember::max_pool2d_with_indices", (values), (in), meta_skip)         \
+  /* grad_in [P, H, W] = zeros with grad_out [P, out_h, out_w] added at indices (max_pool2d's). */ \
+  X(max_pool2d_backward, void,                                                                     \
+    (const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices, const Window2d& g),     \
+    (grad_in, grad_out, indices, g), "ember::max_pool2d_with_indices_backward", (grad_in),         \
+    (grad_out, indices), meta_skip)                                                                \
+  /* Mixed precision (amp::GradScaler). Every tensor of `grads` (dense, one floating dtype, */     \
+  /* this device) is multiplied in place by inv_scale[0] in one pass over all of them; */          \
+  /* found_inf[0] (float32) becomes 1 when any element was inf or NaN. PyTorch's */                \
+  /* _amp_foreach_non_finite_check_and_unscale_. */                                                \
+  X(non_finite_check_and_unscale, void,                                                            \
+    (const std::vector<Tensor>& grads, const Tensor& found_inf, const Tensor& inv_scale),          \
+    (grads, found_inf, inv_scale), "ember::_amp_foreach_non_finite_check_and_unscale_",            \
+    (found_inf), (found_inf, inv_scale), meta_skip)                                                \
+  /* PyTorch's _amp_update_scale_ on scale[0] (float32) and growth_tracker[0] (int32): backoff */  \
+  /* after an overflow, growth after growth_interval clean steps, all on the device. */            \
+  X(update_scale, void,                                                                            \
+    (const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf,                   \
+     double growth_factor, double backoff_factor, int64_t growth_interval),                        \
+    (scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval),            \
+    "ember::_amp_update_scale_", (scale), (scale, growth_tracker, found_inf), meta_skip)
+// clang-format on
+
+// A family as a pure virtual of Backend, and as the declaration of a backend's definition of it.
+#define EMBER_BACKEND_PURE_VIRTUAL(name, ret, params, ...) virtual ret name params = 0;
+#define EMBER_BACKEND_OVERRIDE(name, ret, params, ...) ret name params override;
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual Allocator* allocator(Device device) = 0;
-
-  // out[i] = value.
-  virtual void fill(const Tensor& out, const Scalar& value) = 0;
-  // dst = src (same shape; dtypes may differ: cast; devices may differ when one side is CUDA).
-  virtual void copy(const Tensor& dst, const Tensor& src, bool non_blocking) = 0;
-  // out = op(in); `out` has its final dtype (bool for IsNan/LogicalNot), `in` the compute dtype.
-  virtual void unary(UnaryOp op, const Tensor& out, const Tensor& in, OpParams p) = 0;
-  // out = op(a, b); a and b have the compute dtype and out's shape (broadcast by strides).
-  virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
-                      OpParams p) = 0;
-  // out = cond ? a : b, all of out's shape; cond is bool.
-  virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) = 0;
-  // Reduces `in` into `out`, where out.sizes() equals in.sizes() with the reduced dims set to 1.
-  virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& in) = 0;
-  // Index of the max (or min) along `dim`; values and indices have in's shape with dim = 1.
-  virtual void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices,
-                          const Tensor& in, int64_t dim) = 0;
-  // out[b] = alpha * a[b] @ b[b] + beta * out[b] for 3-D tensors [B,M,K] x [B,K,N] -> [B,M,N];
-  // a or b may have batch 1 (shared by every b). When out has batch 1 but a or b has B > 1, the
-  // products are summed: out[0] = alpha * sum_b a[b] @ b[b] + beta * out[0] (a weight gradient).
-  virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
-                    double beta) = 0;
-  // out[i] = start + i * step over a contiguous 1-D out; in int64 for integer dtypes when start
-  // and step are whole (core/arange_int.h), else in double.
-  virtual void arange(const Tensor& out, const Scalar& start, const Scalar& step) = 0;
-  // Philox stream `seed`, starting at counter `offset` (in units of 4 numbers).
-  virtual void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
-                      uint64_t offset) = 0;
-  // out = in.index_select(dim, index) ; index is int64, 1-D.
-  virtual void index_select(const Tensor& out, const Tensor& in, int64_t dim,
-                            const Tensor& index) = 0;
-  // out.index_add_(dim, index, src)
-  virtual void index_add(const Tensor& out, int64_t dim, const Tensor& index,
-                         const Tensor& src) = 0;
-  // out.index_copy_(dim, index, src): out's slices at `index` along dim become src's. Where an
-  // index repeats, the last slice wins on the CPU; which one is unspecified on CUDA (as PyTorch).
-  virtual void index_copy(const Tensor& out, int64_t dim, const Tensor& index,
-                          const Tensor& src) = 0;
-  // The coordinates of the true elements of `mask` (bool, contiguous) in row-major order: int64
-  // [n, mask.dim()] on mask's device. Counts, then compacts; learning n makes the host wait for
-  // the device (as PyTorch's nonzero does, its output's size depends on it).
-  virtual Tensor nonzero(const Tensor& mask) = 0;
-  // out = in.gather(dim, index)
-  virtual void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = 0;
-  // out.scatter_add_(dim, index, src)
-  virtual void scatter_add(const Tensor& out, int64_t dim, const Tensor& index,
-                           const Tensor& src) = 0;
-  // Sorts each row of `in`, a contiguous [..., D] tensor, along its last dim into values (in's
-  // dtype) and indices (int64, each element's position in its row), both contiguous of in's
-  // shape, in kernel_math/sort_order.h's order: stable, NaN greatest.
-  virtual void sort(const Tensor& values, const Tensor& indices, const Tensor& in,
-                    bool descending) = 0;
-  // Inclusive scan (running sum or product) along the middle dim of in viewed as [outer, D, inner];
-  // in and out contiguous, one dtype (not bool), accumulated in kernel_math/scan_acc.h's type.
-  virtual void scan(ScanOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t D,
-                    int64_t inner) = 0;
-  // Sliding windows (kernel_math/window2d.h has the layouts); floating dtypes, contiguous tensors.
-  // cols [N, K, L] = the window elements of in [N, C, H, W], zero where a window covers padding.
-  virtual void im2col(const Tensor& cols, const Tensor& in, const Window2d& g) = 0;
-  // out [N, C, H, W] = for each input element, the sum of the cols entries im2col copied from it.
-  virtual void col2im(const Tensor& out, const Tensor& cols, const Window2d& g) = 0;
-  // Softmax (log_softmax when log_space) along the middle dim of in viewed as [outer, D, inner]
-  // (kernel_math/softmax_row.h has the math); in and out contiguous, one floating dtype.
-  virtual void softmax(const Tensor& out, const Tensor& in, int64_t outer, int64_t D, int64_t inner,
-                       bool log_space) = 0;
-  // Its gradient from grad_out and the forward's output out, in the same layout.
-  virtual void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
-                                int64_t outer, int64_t D, int64_t inner, bool log_space) = 0;
-  // values and indices [P, out_h, out_w]: each window's maximum over in [P, H, W] and its flat
-  // position h * W + w (int64), as window_argmax chooses it.
-  virtual void max_pool2d(const Tensor& values, const Tensor& indices, const Tensor& in,
-                          const Window2d& g) = 0;
-  // grad_in [P, H, W] = zeros with grad_out [P, out_h, out_w] added at indices (max_pool2d's).
-  virtual void max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out,
-                                   const Tensor& indices, const Window2d& g) = 0;
-  // Mixed precision (amp::GradScaler). Every tensor of `grads` (dense, one floating dtype, this
-  // device) is multiplied in place by inv_scale[0] in one pass over all of them; found_inf[0]
-  // (float32) becomes 1 when any element was inf or NaN. PyTorch's
-  // _amp_foreach_non_finite_check_and_unscale_.
-  virtual void non_finite_check_and_unscale(const std::vector<Tensor>& grads,
-                                            const Tensor& found_inf, const Tensor& inv_scale) = 0;
-  // PyTorch's _amp_update_scale_ on scale[0] (float32) and growth_tracker[0] (int32): backoff
-  // after an overflow, growth after growth_interval clean steps, all on the device.
-  virtual void update_scale(const Tensor& scale, const Tensor& growth_tracker,
-                            const Tensor& found_inf, double growth_factor, double backoff_factor,
-                            int64_t growth_interval) = 0;
+  EMBER_BACKEND_FAMILIES(EMBER_BACKEND_PURE_VIRTUAL)
 };
 
 EMBER_API Backend& cpu_backend();
@@ -124,8 +179,7 @@ EMBER_API Backend& meta_backend();
 // Implemented by src/cuda (the real backend) or src/cuda_stub (throws, saying why).
 EMBER_API Backend& cuda_backend();
 // While a listener is attached (core/listener.h): its wrapper of `b`, which records every call as
-// an op (src/profiler/profiled_backend.cpp; a method added to Backend is added there too); else
-// `b`.
+// an op (src/profiler/profiled_backend.cpp, generated from EMBER_BACKEND_FAMILIES); else `b`.
 EMBER_API Backend& recording_backend(Backend& b);
 // `b` as the profiler wants to see it, for code that picks a backend itself.
 inline Backend& observed(Backend& b) {

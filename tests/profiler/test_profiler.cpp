@@ -9,10 +9,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
+#include "core/backend.h"
 #include "core/listener.h"
 #include "ember/ember.h"
 #include "ember/profiler.h"
@@ -528,6 +531,218 @@ TEST(ChromeTrace, WrittenAtomically) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
   }
+}
+
+// One call of a backend family through the profiler's wrapper: the op it must record.
+struct FamilyCall {
+  const char* family;  // its name in EMBER_BACKEND_FAMILIES
+  std::function<void(Backend&)> call;
+  std::string label;
+  std::vector<std::vector<int64_t>> input_shapes;
+};
+
+Tensor meta(std::vector<int64_t> sizes, ScalarType dtype = kFloat) {
+  return empty(sizes, TensorOptions().device(kMeta).dtype(dtype));
+}
+
+// The meta backend runs no kernel, so operands need not agree: each input gets a shape of its
+// own, and the recorded shapes show which tensors were taken as inputs, in which order.
+std::vector<FamilyCall> every_family_call() {
+  const Window2d g{1, 4, 4, 2, 2, 1, 1, 0, 0, 1, 1, 3, 3};
+  auto gemm = [](int64_t batch, double beta) {
+    return [=](Backend& b) {
+      b.gemm(meta({batch, 2, 4}), meta({batch, 2, 3}), meta({1, 3, 4}), 1.0, beta);
+    };
+  };
+  auto random = [](RandomKind kind) {
+    return [=](Backend& b) { b.random(meta({6}), kind, 0, 1, 7, 0); };
+  };
+  return {
+      {"fill", [](Backend& b) { b.fill(meta({2}), 1.0); }, "ember::fill_", {{2}}},
+      {"copy",
+       [](Backend& b) {
+         b.copy(meta({3}), meta({1, 3}), false);
+       },
+       "ember::copy_",
+       {{3}, {1, 3}}},
+      {"unary",
+       [](Backend& b) {
+         b.unary(UnaryOp::Exp, meta({2, 3}), meta({1, 2, 3}), {});
+       },
+       "ember::exp",
+       {{1, 2, 3}}},
+      {"binary",
+       [](Backend& b) {
+         b.binary(BinaryOp::Add, meta({2, 3}), meta({1, 3}), meta({2, 1}), {});
+       },
+       "ember::add",
+       {{1, 3}, {2, 1}}},
+      {"where",
+       [](Backend& b) { b.where(meta({2}), meta({3}, kBool), meta({4}), meta({5})); },
+       "ember::where",
+       {{3}, {4}, {5}}},
+      {"reduce",
+       [](Backend& b) {
+         b.reduce(ReduceOp::Sum, meta({1, 3}), meta({2, 3}));
+       },
+       "ember::sum",
+       {{2, 3}}},
+      {"arg_reduce",
+       [](Backend& b) {
+         b.arg_reduce(true, meta({2, 1}), meta({2, 1}, kLong), meta({2, 3}), 1);
+       },
+       "ember::argmax",
+       {{2, 3}}},
+      {"arg_reduce",
+       [](Backend& b) {
+         b.arg_reduce(false, meta({2, 1}), meta({2, 1}, kLong), meta({2, 3}), 1);
+       },
+       "ember::argmin",
+       {{2, 3}}},
+      {"gemm", gemm(1, 0), "ember::mm", {{1, 2, 3}, {1, 3, 4}}},
+      {"gemm", gemm(5, 0), "ember::bmm", {{5, 2, 3}, {1, 3, 4}}},
+      {"gemm", gemm(1, 1), "ember::addmm", {{1, 2, 3}, {1, 3, 4}}},
+      {"gemm", gemm(5, 1), "ember::baddbmm", {{5, 2, 3}, {1, 3, 4}}},
+      {"arange", [](Backend& b) { b.arange(meta({6}), 0, 1); }, "ember::arange", {{6}}},
+      {"random", random(RandomKind::Uniform), "ember::uniform_", {{6}}},
+      {"random", random(RandomKind::Normal), "ember::normal_", {{6}}},
+      {"random", random(RandomKind::RandInt), "ember::random_", {{6}}},
+      {"index_select",
+       [](Backend& b) {
+         b.index_select(meta({2, 3}), meta({5, 3}), 0, meta({2}, kLong));
+       },
+       "ember::index_select",
+       {{5, 3}, {2}}},
+      {"index_add",
+       [](Backend& b) {
+         b.index_add(meta({5, 3}), 0, meta({2}, kLong), meta({2, 3}));
+       },
+       "ember::index_add_",
+       {{5, 3}, {2}, {2, 3}}},
+      {"index_copy",
+       [](Backend& b) {
+         b.index_copy(meta({5, 3}), 0, meta({2}, kLong), meta({2, 3}));
+       },
+       "ember::index_copy_",
+       {{5, 3}, {2}, {2, 3}}},
+      // Meta refuses nonzero (its size needs the values); the op is recorded all the same.
+      {"nonzero",
+       [](Backend& b) { EXPECT_THROW(b.nonzero(meta({4}, kBool)), NotImplementedError); },
+       "ember::nonzero",
+       {{4}}},
+      {"gather",
+       [](Backend& b) {
+         b.gather(meta({2, 3}), meta({5, 3}), 0, meta({2, 1}, kLong));
+       },
+       "ember::gather",
+       {{5, 3}, {2, 1}}},
+      {"scatter_add",
+       [](Backend& b) {
+         b.scatter_add(meta({5, 3}), 0, meta({2, 1}, kLong), meta({2, 3}));
+       },
+       "ember::scatter_add_",
+       {{5, 3}, {2, 1}, {2, 3}}},
+      {"sort",
+       [](Backend& b) {
+         b.sort(meta({2, 3}), meta({2, 3}, kLong), meta({1, 2, 3}), false);
+       },
+       "ember::sort",
+       {{1, 2, 3}}},
+      {"scan",
+       [](Backend& b) {
+         b.scan(ScanOp::Sum, meta({2, 3}), meta({1, 6}), 1, 6, 1);
+       },
+       "ember::cumsum",
+       {{1, 6}}},
+      {"scan",
+       [](Backend& b) {
+         b.scan(ScanOp::Prod, meta({2, 3}), meta({1, 6}), 1, 6, 1);
+       },
+       "ember::cumprod",
+       {{1, 6}}},
+      {"im2col",
+       [=](Backend& b) {
+         b.im2col(meta({1, 4, 9}), meta({1, 1, 4, 4}), g);
+       },
+       "ember::im2col",
+       {{1, 1, 4, 4}}},
+      {"col2im",
+       [=](Backend& b) {
+         b.col2im(meta({1, 1, 4, 4}), meta({1, 4, 9}), g);
+       },
+       "ember::col2im",
+       {{1, 4, 9}}},
+      {"softmax",
+       [](Backend& b) {
+         b.softmax(meta({2, 3}), meta({6}), 2, 3, 1, false);
+       },
+       "ember::_softmax",
+       {{6}}},
+      {"softmax",
+       [](Backend& b) {
+         b.softmax(meta({2, 3}), meta({6}), 2, 3, 1, true);
+       },
+       "ember::_log_softmax",
+       {{6}}},
+      {"softmax_backward",
+       [](Backend& b) {
+         b.softmax_backward(meta({2, 3}), meta({6}), meta({3, 2}), 2, 3, 1, false);
+       },
+       "ember::_softmax_backward_data",
+       {{6}, {3, 2}}},
+      {"softmax_backward",
+       [](Backend& b) {
+         b.softmax_backward(meta({2, 3}), meta({6}), meta({3, 2}), 2, 3, 1, true);
+       },
+       "ember::_log_softmax_backward_data",
+       {{6}, {3, 2}}},
+      {"max_pool2d",
+       [=](Backend& b) {
+         b.max_pool2d(meta({1, 3, 3}), meta({1, 3, 3}, kLong), meta({1, 4, 4}), g);
+       },
+       "ember::max_pool2d_with_indices",
+       {{1, 4, 4}}},
+      {"max_pool2d_backward",
+       [=](Backend& b) {
+         b.max_pool2d_backward(meta({1, 4, 4}), meta({1, 3, 3}), meta({1, 9}, kLong), g);
+       },
+       "ember::max_pool2d_with_indices_backward",
+       {{1, 3, 3}, {1, 9}}},
+      {"non_finite_check_and_unscale",
+       [](Backend& b) {
+         b.non_finite_check_and_unscale({meta({7})}, meta({1}), meta({1, 1}));
+       },
+       "ember::_amp_foreach_non_finite_check_and_unscale_",
+       {{1}, {1, 1}}},
+      {"update_scale",
+       [](Backend& b) { b.update_scale(meta({1}), meta({2}, kInt), meta({3}), 2.0, 0.5, 2000); },
+       "ember::_amp_update_scale_",
+       {{1}, {2}, {3}}},
+  };
+}
+
+#define EMBER_FAMILY_NAME(name, ...) #name,
+
+// A forwarder of src/profiler/profiled_backend.cpp that is missing, mislabeled or records the
+// wrong inputs fails here; so does a family added to EMBER_BACKEND_FAMILIES without a call above.
+TEST(ProfiledBackend, EveryFamilyIsOneOpWithItsNameAndInputs) {
+  const std::set<std::string> families = {EMBER_BACKEND_FAMILIES(EMBER_FAMILY_NAME)};
+  std::set<std::string> called;
+  for (const FamilyCall& c : every_family_call()) {
+    SCOPED_TRACE(c.label);
+    called.insert(c.family);
+    profiler::profile prof(ProfileOptions().record_shapes(true));
+    c.call(backend_for(Device(kMeta)));
+    prof.stop();
+    std::vector<const FunctionEvent*> ops;
+    for (const auto& e : prof.events()) {
+      if (e.kind == EventKind::Op) ops.push_back(&e);
+    }
+    ASSERT_EQ(ops.size(), 1u);
+    EXPECT_EQ(ops[0]->name, c.label);
+    EXPECT_EQ(ops[0]->input_shapes, c.input_shapes);
+  }
+  EXPECT_EQ(called, families);
 }
 
 }  // namespace
