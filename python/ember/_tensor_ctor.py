@@ -18,7 +18,9 @@ def _from_data(data, dtype, device, copy):
                         "sequences must be rectangular lists of numbers")
     if array.dtype.kind not in "biuf":
         raise TypeError(f"can't convert np.ndarray of type numpy.{array.dtype}")
-    if not is_array and array.dtype.kind == "f":
+    # Python floats take the default dtype unless a dtype is asked for: then they go there from
+    # their own double values, rounded once (tensor([0.1], dtype=float64) is exactly 0.1).
+    if not is_array and array.dtype.kind == "f" and dtype is None:
         array = array.astype(np.float32 if _C.get_default_dtype() == _C.float32 else np.float64)
     if copy or not array.flags.writeable:
         array = array.copy()

@@ -183,6 +183,17 @@ def test_error_messages_name_the_values():
         ember.zeros(2, dtype="float32")
 
 
+def test_tensor_of_python_floats_rounds_once_to_the_asked_dtype():
+    values = [-0.999, 0.1, 1e-8, 3.141592653589793]
+    for dtype, torch_dtype in [(ember.float64, torch.float64), (ember.float32, torch.float32),
+                               (ember.float16, torch.float16), (None, None)]:
+        e = ember.tensor(values, dtype=dtype)
+        t = torch.tensor(values, dtype=torch_dtype)
+        assert str(e.dtype) == str(t.dtype).replace("torch", "ember")
+        assert e.tolist() == t.tolist()
+    assert ember.tensor([[1.5, 2.0]], dtype=ember.int64).tolist() == [[1, 2]]
+
+
 def test_numpy_shares_memory_both_ways():
     x = ember.arange(6, dtype=ember.float32).reshape(2, 3)
     a = x.numpy()
