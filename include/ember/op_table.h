@@ -102,6 +102,8 @@
   _(log2,        Log2,       1, 1)     \
   _(log10,       Log10,      1, 1)     \
   _(exp2,        Exp2,       1, 1)     \
+  _(erf,         Erf,        1, 1)     \
+  _(erfinv,      Erfinv,     1, 1)     \
   _(sign,        Sign,       1, 1)     \
   _(floor,       Floor,      1, 1)     \
   _(ceil,        Ceil,       1, 1)     \

@@ -337,6 +337,50 @@ struct Exp2Op {
     return ::exp2(x);
   }
 };
+// The inverse of erf on (-1, 1): Giles' single-precision approximation ("Approximating the erfinv
+// function", 2010), then Newton steps on erf(x) = y, two in double and one in float, so that the
+// result is as accurate as the erf it inverts. erfinv(+-1) is +-inf; NaN outside [-1, 1].
+struct ErfinvOp {
+  template <typename T>
+  EMBER_HD T operator()(T y_in, OpParams) const {
+    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const C y = static_cast<C>(y_in);
+    if (y == C(1)) return static_cast<T>(std::numeric_limits<C>::infinity());
+    if (y == C(-1)) return static_cast<T>(-std::numeric_limits<C>::infinity());
+    if (!(y > C(-1) && y < C(1))) return static_cast<T>(std::numeric_limits<C>::quiet_NaN());
+    C w = -::log((C(1) - y) * (C(1) + y));
+    C p;
+    if (w < C(5)) {
+      w -= C(2.5);
+      p = C(2.81022636e-08);
+      p = C(3.43273939e-07) + p * w;
+      p = C(-3.5233877e-06) + p * w;
+      p = C(-4.39150654e-06) + p * w;
+      p = C(0.00021858087) + p * w;
+      p = C(-0.00125372503) + p * w;
+      p = C(-0.00417768164) + p * w;
+      p = C(0.246640727) + p * w;
+      p = C(1.50140941) + p * w;
+    } else {
+      w = ::sqrt(w) - C(3);
+      p = C(-0.000200214257);
+      p = C(0.000100950558) + p * w;
+      p = C(0.00134934322) + p * w;
+      p = C(-0.00367342844) + p * w;
+      p = C(0.00573950773) + p * w;
+      p = C(-0.0076224613) + p * w;
+      p = C(0.00943887047) + p * w;
+      p = C(1.00167406) + p * w;
+      p = C(2.83297682) + p * w;
+    }
+    C x = p * y;
+    const C two_over_sqrt_pi = C(1.12837916709551257390);
+    for (int step = 0; step < (std::is_same_v<C, double> ? 2 : 1); ++step) {
+      x -= (::erf(x) - y) / (two_over_sqrt_pi * ::exp(-x * x));
+    }
+    return static_cast<T>(x);
+  }
+};
 
 // ---- binary ----
 struct AddOp {  // a + alpha * b

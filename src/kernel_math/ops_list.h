@@ -47,7 +47,8 @@
   _(Expm1, Expm1Op, Same, Floating)       \
   _(Log2, Log2Op, Same, Floating)         \
   _(Log10, Log10Op, Same, Floating)       \
-  _(Exp2, Exp2Op, Same, Floating)
+  _(Exp2, Exp2Op, Same, Floating)         \
+  _(Erfinv, ErfinvOp, Same, Floating)
 
 // Binary: out = f(a, b [, p.a]); broadcasting is done by the caller through zero strides.
 #define EMBER_BINARY_OPS(_)                            \

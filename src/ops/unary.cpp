@@ -14,6 +14,7 @@ using autograd::variable_list;
 namespace {
 
 constexpr double kLn2 = 0.69314718055994530942, kLn10 = 2.30258509299404568402;
+constexpr double kTwoOverSqrtPi = 1.12837916709551257390;  // erf's derivative at 0
 
 // Ops defined for every dtype keep it (neg, abs, relu...); "float ops" promote integers.
 Tensor keep_dtype(UnaryOp op, const Tensor& a, OpParams p = {}) {
@@ -177,6 +178,14 @@ Tensor cosh(const Tensor& a) {
 Tensor expm1(const Tensor& a) {
   return with_grad("Expm1Backward0", a, float_op(UnaryOp::Expm1, a), false, true,
                    [](const Tensor&, const Tensor& y) { return y + 1; });
+}
+Tensor erf(const Tensor& a) {
+  return with_grad("ErfBackward0", a, float_op(UnaryOp::Erf, a), true, false,
+                   [](const Tensor& x, const Tensor&) { return kTwoOverSqrtPi * exp(-x * x); });
+}
+Tensor erfinv(const Tensor& a) {
+  return with_grad("ErfinvBackward0", a, float_op(UnaryOp::Erfinv, a), false, true,
+                   [](const Tensor&, const Tensor& y) { return exp(y * y) / kTwoOverSqrtPi; });
 }
 Tensor log2(const Tensor& a) {
   return with_grad("Log2Backward0", a, float_op(UnaryOp::Log2, a), true, false,

@@ -67,6 +67,9 @@ const std::map<std::string, Extra>& table_extras() {
     e["log2"] = pos(second);
     e["log10"] = pos(second);
     e["exp2"] = second;
+    e["erf"] = second_signed;
+    e["erfinv"] = second_signed;
+    e["erfinv"].a = D::Unit;
     e["sign"].a = D::AwayFromZero;
     for (const char* r : {"floor", "ceil", "trunc", "frac"}) e[r] = second_signed;
     e["round"].grad = false;
