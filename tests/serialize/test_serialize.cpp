@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -562,65 +563,82 @@ double thread_cpu_seconds(F&& f) {
   return static_cast<double>(end.tv_sec - start.tv_sec) + 1e-9 * (end.tv_nsec - start.tv_nsec);
 }
 
-// The bound on loading or saving 100,000 tensors, in CPU seconds (see the load test).
-#if defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
-constexpr double kManyTensorsBound = 5.0;
-#else
-constexpr double kManyTensorsBound = 1.0;
-#endif
-}  // namespace
+// The fewest CPU seconds of `tries` runs of f(n): the least disturbed run.
+template <typename F>
+double best_cpu_seconds(int tries, F&& f) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < tries; ++i) best = std::min(best, thread_cpu_seconds(f));
+  return best;
+}
 
-// Loading is linear in the number of tensors. It was quadratic (the JSON parser rescanned the
-// header object after every entry): 8,000 tensors took 0.6 s, 16,000 2.5 s and 100,000 over five
-// minutes. Measured in CPU time of this thread, so that other work on a loaded machine does not
-// count. A release build loads these 100,000 tensors (an 8 MB header) in 0.3 s of CPU on a
-// 2-core machine shared with builds; the bound of 1 s leaves room for slower machines and is
-// still a three-hundredth of what the quadratic parser took. ASan+UBSan builds (1.5 s on the
-// same machine) and unoptimised builds get 5 s: still far below the quadratic time.
-TEST(Safetensors, HundredThousandTensorsLoadInUnderASecond) {
-  constexpr int kTensors = 100'000;
+// Scaling, not speed, is what these tests guard: 8x the tensors must cost far less than the 64x
+// a quadratic loop would. Linear work gives a ratio near 8; the bound of 32 leaves a factor of
+// four for noise either way. An absolute bound in seconds failed on a contended CI machine
+// (1.19 s against 1 s) while the code was linear.
+constexpr int kFewTensors = 12'500;
+constexpr int kManyTensors = 8 * kFewTensors;
+constexpr double kMaxRatio = 32.0;
+
+// A safetensors file of n one-element float tensors named layers.<i>.weight.
+std::string many_tensor_file(int n) {
   std::string json = R"({"__metadata__":{"format":"pt"})";
-  for (int i = 0; i < kTensors; ++i) {
+  for (int i = 0; i < n; ++i) {
     json += ",\"layers." + std::to_string(i) + ".weight\":{\"dtype\":\"F32\",\"shape\":[1],";
     json += "\"data_offsets\":[" + std::to_string(4 * i) + "," + std::to_string(4 * i + 4) + "]}";
   }
   json += "}";
   json.append((8 - json.size() % 8) % 8, ' ');
+  return make_file(json, 4 * static_cast<size_t>(n));
+}
+}  // namespace
+
+// Loading is linear in the number of tensors. It was quadratic (the JSON parser rescanned the
+// header object after every entry): 8,000 tensors took 0.6 s, 16,000 2.5 s and 100,000 over five
+// minutes. A release build loads 100,000 (an 8 MB header) in about 0.3 s of CPU.
+TEST(Safetensors, LoadTimeIsLinearInTheNumberOfTensors) {
   TempDir dir;
-  const std::string path = dir / "many.safetensors";
-  write_file(path, make_file(json, 4 * kTensors));
+  const std::string few = dir / "few.safetensors", many = dir / "many.safetensors";
+  write_file(few, many_tensor_file(kFewTensors));
+  write_file(many, many_tensor_file(kManyTensors));
 
   std::map<std::string, Tensor> tensors;
-  const double seconds = thread_cpu_seconds([&] { tensors = ember::load(path); });
-
-  ASSERT_EQ(tensors.size(), static_cast<size_t>(kTensors));
+  const double few_seconds = best_cpu_seconds(3, [&] { tensors = ember::load(few); });
+  ASSERT_EQ(tensors.size(), static_cast<size_t>(kFewTensors));
+  const double many_seconds = best_cpu_seconds(2, [&] { tensors = ember::load(many); });
+  ASSERT_EQ(tensors.size(), static_cast<size_t>(kManyTensors));
   EXPECT_EQ(tensors.at("layers.99999.weight").sizes().vec(), std::vector<int64_t>{1});
-  EXPECT_LT(seconds, kManyTensorsBound)
-      << "loading " << kTensors << " tensors took " << seconds << " s of CPU time";
-  RecordProperty("load_cpu_seconds", std::to_string(seconds));
+
+  EXPECT_LT(many_seconds, kMaxRatio * few_seconds)
+      << kFewTensors << " tensors loaded in " << few_seconds << " s of CPU, " << kManyTensors
+      << " in " << many_seconds << " s";
+  RecordProperty("load_cpu_seconds", std::to_string(many_seconds));
 }
 
 // Saving is linear too: the header writer found each name by a linear search (nlohmann's
-// ordered_json), so 100,000 tensors took 10 s of CPU. Now about 0.2 s in a release build on the
-// same machine as above; the bounds are those of the load test.
-TEST(Safetensors, HundredThousandTensorsSaveInUnderASecond) {
-  constexpr int kTensors = 100'000;
-  ember::NamedTensors tensors;
-  tensors.reserve(kTensors);
+// ordered_json), so 100,000 tensors took 10 s of CPU. Now about 0.2 s in a release build.
+TEST(Safetensors, SaveTimeIsLinearInTheNumberOfTensors) {
   const Tensor one = patterned({1}, ember::kFloat);
-  for (int i = 0; i < kTensors; ++i) tensors.emplace_back("layers." + std::to_string(i), one);
+  auto named = [&](int n) {
+    ember::NamedTensors tensors;
+    tensors.reserve(n);
+    for (int i = 0; i < n; ++i) tensors.emplace_back("layers." + std::to_string(i), one);
+    return tensors;
+  };
+  const ember::NamedTensors few = named(kFewTensors), many = named(kManyTensors);
   TempDir dir;
   const std::string path = dir / "many.safetensors";
 
-  const double seconds = thread_cpu_seconds([&] { ember::save(tensors, path); });
+  const double few_seconds = best_cpu_seconds(3, [&] { ember::save(few, path); });
+  const double many_seconds = best_cpu_seconds(2, [&] { ember::save(many, path); });
 
   const nlohmann::json header = header_of(read_file(path));
-  EXPECT_EQ(header.size(), static_cast<size_t>(kTensors));
+  EXPECT_EQ(header.size(), static_cast<size_t>(kManyTensors));
   EXPECT_EQ(header.at("layers.99999").at("data_offsets"),
-            nlohmann::json::array({4 * (kTensors - 1), 4 * kTensors}));
-  EXPECT_LT(seconds, kManyTensorsBound)
-      << "saving " << kTensors << " tensors took " << seconds << " s of CPU time";
-  RecordProperty("save_cpu_seconds", std::to_string(seconds));
+            nlohmann::json::array({4 * (kManyTensors - 1), 4 * kManyTensors}));
+  EXPECT_LT(many_seconds, kMaxRatio * few_seconds)
+      << kFewTensors << " tensors saved in " << few_seconds << " s of CPU, " << kManyTensors
+      << " in " << many_seconds << " s";
+  RecordProperty("save_cpu_seconds", std::to_string(many_seconds));
 }
 
 TEST(Safetensors, BoolBytesAreNormalised) {
