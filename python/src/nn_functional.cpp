@@ -25,6 +25,28 @@ ExpandingArray<2> pair_arg(nb::handle h, const char* what) {
   return ExpandingArray<2>(v);
 }
 
+// A size argument of a d-dimensional op: an int, or d ints.
+template <size_t D>
+ExpandingArray<D> sizes_arg(nb::handle h, const char* what) {
+  std::vector<int64_t> v = int_list(h, what);
+  if (v.size() == 1) return ExpandingArray<D>(v[0]);
+  EMBER_CHECK(v.size() == D, ValueError, what, " must be an int or ", D, " ints, got ", v.size(),
+              " values");
+  return ExpandingArray<D>(v);
+}
+
+// A convolution's padding: sizes, or the strings 'valid' and 'same'.
+template <size_t D>
+nn::conv_padding_nd_t<D> conv_padding_arg(nb::handle h) {
+  if (nb::isinstance<nb::str>(h)) {
+    const std::string s = nb::cast<std::string>(h);
+    if (s == "valid") return kValid;
+    if (s == "same") return kSame;
+    throw ValueError("Invalid padding string '" + s + "', should be one of {'valid', 'same'}");
+  }
+  return sizes_arg<D>(h, "padding");
+}
+
 std::optional<ExpandingArray<2>> opt_pair_arg(nb::handle h, const char* what) {
   if (h.is_none()) return std::nullopt;
   // PyTorch treats an empty stride (stride=[]) as "the kernel size".
@@ -44,16 +66,50 @@ void def_layers(nb::module_& m) {
       "linear", [](T x, T w, OptT b) { return linear(x, w, or_undefined(b)); }, "input"_a,
       "weight"_a, "bias"_a = nb::none(), RG());
   m.def(
-      "conv2d",
+      "conv1d",
       [](T x, T w, OptT b, nb::handle stride, nb::handle padding, nb::handle dilation,
          int64_t groups) {
-        auto s = pair_arg(stride, "stride"), p = pair_arg(padding, "padding"),
-             d = pair_arg(dilation, "dilation");
+        auto s = sizes_arg<1>(stride, "stride"), d = sizes_arg<1>(dilation, "dilation");
+        auto p = conv_padding_arg<1>(padding);
         nb::gil_scoped_release release;
-        return conv2d(x, w, or_undefined(b), s, p, d, groups);
+        return nn::conv1d_with_padding(x, w, or_undefined(b), s, p, d, groups);
       },
       "input"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0,
       "dilation"_a = 1, "groups"_a = 1);
+  m.def(
+      "conv2d",
+      [](T x, T w, OptT b, nb::handle stride, nb::handle padding, nb::handle dilation,
+         int64_t groups) {
+        auto s = pair_arg(stride, "stride"), d = pair_arg(dilation, "dilation");
+        auto p = conv_padding_arg<2>(padding);
+        nb::gil_scoped_release release;
+        return nn::conv2d_with_padding(x, w, or_undefined(b), s, p, d, groups);
+      },
+      "input"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0,
+      "dilation"_a = 1, "groups"_a = 1);
+  m.def(
+      "conv_transpose1d",
+      [](T x, T w, OptT b, nb::handle stride, nb::handle padding, nb::handle output_padding,
+         int64_t groups, nb::handle dilation) {
+        auto s = sizes_arg<1>(stride, "stride"), p = sizes_arg<1>(padding, "padding"),
+             op = sizes_arg<1>(output_padding, "output_padding"),
+             d = sizes_arg<1>(dilation, "dilation");
+        nb::gil_scoped_release release;
+        return conv_transpose1d(x, w, or_undefined(b), s, p, op, groups, d);
+      },
+      "input"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0,
+      "output_padding"_a = 0, "groups"_a = 1, "dilation"_a = 1);
+  m.def(
+      "conv_transpose2d",
+      [](T x, T w, OptT b, nb::handle stride, nb::handle padding, nb::handle output_padding,
+         int64_t groups, nb::handle dilation) {
+        auto s = pair_arg(stride, "stride"), p = pair_arg(padding, "padding"),
+             op = pair_arg(output_padding, "output_padding"), d = pair_arg(dilation, "dilation");
+        nb::gil_scoped_release release;
+        return conv_transpose2d(x, w, or_undefined(b), s, p, op, groups, d);
+      },
+      "input"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0,
+      "output_padding"_a = 0, "groups"_a = 1, "dilation"_a = 1);
   m.def(
       "max_pool2d",
       [](T x, nb::handle kernel, nb::handle stride, nb::handle padding, nb::handle dilation,
@@ -116,6 +172,32 @@ void def_layers(nb::module_& m) {
       "input"_a, "normalized_shape"_a, "weight"_a = nb::none(), "bias"_a = nb::none(),
       "eps"_a = 1e-5);
   m.def(
+      "group_norm",
+      [](T x, int64_t num_groups, OptT w, OptT b, double eps) {
+        return group_norm(x, num_groups, or_undefined(w), or_undefined(b), eps);
+      },
+      "input"_a, "num_groups"_a, "weight"_a = nb::none(), "bias"_a = nb::none(), "eps"_a = 1e-5,
+      RG());
+  m.def(
+      "instance_norm",
+      [](T x, OptT mean, OptT var, OptT w, OptT b, bool use_input_stats, double momentum,
+         double eps) {
+        return instance_norm(x, or_undefined(w), or_undefined(b), or_undefined(mean),
+                             or_undefined(var), use_input_stats, momentum, eps);
+      },
+      "input"_a, "running_mean"_a = nb::none(), "running_var"_a = nb::none(),
+      "weight"_a = nb::none(), "bias"_a = nb::none(), "use_input_stats"_a = true,
+      "momentum"_a = 0.1, "eps"_a = 1e-5, RG());
+  for (auto [name, f] :
+       std::initializer_list<std::pair<const char*, Tensor (*)(const Tensor&, double, bool)>>{
+           {"feature_dropout", feature_dropout},
+           {"alpha_dropout", alpha_dropout},
+           {"feature_alpha_dropout", feature_alpha_dropout}}) {
+    m.def(
+        name, [f = f](T x, double p, bool training) { return f(x, p, training); }, "input"_a,
+        "p"_a = 0.5, "training"_a = true, RG());
+  }
+  m.def(
       "dropout",
       [](T x, double p, bool training) {
         EMBER_CHECK(p >= 0 && p <= 1, ValueError,
@@ -139,6 +221,73 @@ void def_layers(nb::module_& m) {
       "input"_a, "pad"_a, "mode"_a = "constant", "value"_a = nb::none(), RG());
 }
 
+// A scale factor: one number for every spatial dim, or one per dim.
+std::vector<double> scale_list(nb::handle h, int64_t spatial) {
+  if (nb::isinstance<nb::float_>(h) || nb::isinstance<nb::int_>(h)) {
+    return std::vector<double>(static_cast<size_t>(std::max<int64_t>(spatial, 0)),
+                               nb::cast<double>(h));
+  }
+  std::vector<double> v;
+  for (nb::handle item : nb::iter(h)) v.push_back(nb::cast<double>(item));
+  return v;
+}
+
+void def_resampling(nb::module_& m) {
+  m.def(
+      "interpolate",
+      [](T x, nb::handle size, nb::handle scale_factor, const std::string& mode,
+         std::optional<bool> align_corners, std::optional<bool> recompute_scale_factor,
+         bool antialias) {
+        nn::functional::InterpolateFuncOptions o;
+        const int64_t spatial = x.dim() - 2;
+        if (!size.is_none()) {
+          std::vector<int64_t> v = int_list(size, "size");
+          if (v.size() == 1 && spatial > 1) v.assign(static_cast<size_t>(spatial), v[0]);
+          o.size(v);
+        }
+        if (!scale_factor.is_none()) o.scale_factor(scale_list(scale_factor, spatial));
+        if (mode == "nearest") {
+          o.mode(kNearest);
+        } else if (mode == "nearest-exact") {
+          o.mode(kNearestExact);
+        } else if (mode == "linear") {
+          o.mode(kLinear);
+        } else if (mode == "bilinear") {
+          o.mode(kBilinear);
+        } else if (mode == "trilinear") {
+          o.mode(kTrilinear);
+        } else if (mode == "bicubic") {
+          o.mode(kBicubic);
+        } else if (mode == "area") {
+          o.mode(kArea);
+        } else {
+          throw NotImplementedError(
+              "Input Error: Only 3D, 4D and 5D input Tensors supported (got " +
+              std::to_string(x.dim()) +
+              "D) for the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+              "nearest-exact (got " +
+              mode + ")");
+        }
+        o.align_corners(align_corners)
+            .recompute_scale_factor(recompute_scale_factor)
+            .antialias(antialias);
+        nb::gil_scoped_release release;
+        return nn::functional::interpolate(x, o);
+      },
+      "input"_a, "size"_a = nb::none(), "scale_factor"_a = nb::none(), "mode"_a = "nearest",
+      "align_corners"_a = nb::none(), "recompute_scale_factor"_a = nb::none(),
+      "antialias"_a = false);
+  m.def(
+      "pixel_shuffle", [](T x, int64_t r) { return pixel_shuffle(x, r); }, "input"_a,
+      "upscale_factor"_a, RG());
+  m.def(
+      "pixel_unshuffle", [](T x, int64_t r) { return pixel_unshuffle(x, r); }, "input"_a,
+      "downscale_factor"_a, RG());
+  m.def(
+      "channel_shuffle", [](T x, int64_t groups) { return channel_shuffle(x, groups); }, "input"_a,
+      "groups"_a, RG());
+}
+
 void def_activations(nb::module_& m) {
   m.def(
       "gelu", [](T x, const std::string& approximate) { return gelu(x, approximate); }, "input"_a,
@@ -154,6 +303,35 @@ void def_activations(nb::module_& m) {
   m.def(
       "hardtanh", [](T x, double lo, double hi) { return hardtanh(x, lo, hi); }, "input"_a,
       "min_val"_a = -1.0, "max_val"_a = 1.0, RG());
+  // The activations of one tensor without options.
+  for (auto [name, f] : std::initializer_list<std::pair<const char*, Tensor (*)(const Tensor&)>>{
+           {"relu6", relu6},
+           {"hardswish", hardswish},
+           {"hardsigmoid", hardsigmoid},
+           {"mish", mish},
+           {"selu", selu},
+           {"softsign", softsign},
+           {"tanhshrink", tanhshrink},
+           {"logsigmoid", log_sigmoid}}) {
+    m.def(
+        name, [f = f](T x) { return f(x); }, "input"_a, RG());
+  }
+  m.def(
+      "celu", [](T x, double alpha) { return celu(x, alpha); }, "input"_a, "alpha"_a = 1.0, RG());
+  m.def(
+      "hardshrink", [](T x, double lambd) { return hardshrink(x, lambd); }, "input"_a,
+      "lambd"_a = 0.5, RG());
+  m.def(
+      "softshrink", [](T x, double lambd) { return softshrink(x, lambd); }, "input"_a,
+      "lambd"_a = 0.5, RG());
+  m.def(
+      "threshold",
+      [](T x, double threshold, double value) { return ember::threshold(x, threshold, value); },
+      "input"_a, "threshold"_a, "value"_a, RG());
+  m.def(
+      "glu", [](T x, int64_t dim) { return glu(x, dim); }, "input"_a, "dim"_a = -1, RG());
+  m.def(
+      "prelu", [](T x, T w) { return prelu(x, w); }, "input"_a, "weight"_a, RG());
   m.def(
       "softmax",
       [](T x, int64_t dim, nb::handle dtype) {
@@ -247,6 +425,172 @@ void def_losses(nb::module_& m) {
         return kl_div(x, y, r, log_target);
       },
       "input"_a, "target"_a, "reduction"_a = "mean", "log_target"_a = false);
+  // The losses added with the catalogue: PyTorch's argument order, the reduction last.
+  auto reduced = [](const std::string& r) { return reduction_code(r); };
+  m.def(
+      "huber_loss",
+      [reduced](T x, T y, const std::string& r, double delta) {
+        return huber_loss(x, y, reduced(r), delta);
+      },
+      "input"_a, "target"_a, "reduction"_a = "mean", "delta"_a = 1.0);
+  m.def(
+      "soft_margin_loss",
+      [reduced](T x, T y, const std::string& r) { return soft_margin_loss(x, y, reduced(r)); },
+      "input"_a, "target"_a, "reduction"_a = "mean");
+  m.def(
+      "multilabel_soft_margin_loss",
+      [reduced](T x, T y, OptT w, const std::string& r) {
+        return multilabel_soft_margin_loss(x, y, or_undefined(w), reduced(r));
+      },
+      "input"_a, "target"_a, "weight"_a = nb::none(), "reduction"_a = "mean");
+  m.def(
+      "multilabel_margin_loss",
+      [reduced](T x, T y, const std::string& r) {
+        return multilabel_margin_loss(x, y, reduced(r));
+      },
+      "input"_a, "target"_a, "reduction"_a = "mean");
+  m.def(
+      "hinge_embedding_loss",
+      [reduced](T x, T y, double margin, const std::string& r) {
+        return hinge_embedding_loss(x, y, margin, reduced(r));
+      },
+      "input"_a, "target"_a, "margin"_a = 1.0, "reduction"_a = "mean");
+  m.def(
+      "multi_margin_loss",
+      [reduced](T x, T y, int64_t p, double margin, OptT w, const std::string& r) {
+        return multi_margin_loss(x, y, p, margin, or_undefined(w), reduced(r));
+      },
+      "input"_a, "target"_a, "p"_a = 1, "margin"_a = 1.0, "weight"_a = nb::none(),
+      "reduction"_a = "mean");
+  m.def(
+      "poisson_nll_loss",
+      [reduced](T x, T y, bool log_input, bool full, double eps, const std::string& r) {
+        return poisson_nll_loss(x, y, log_input, full, eps, reduced(r));
+      },
+      "input"_a, "target"_a, "log_input"_a = true, "full"_a = false, "eps"_a = 1e-8,
+      "reduction"_a = "mean");
+  m.def(
+      "margin_ranking_loss",
+      [reduced](T a, T b, T y, double margin, const std::string& r) {
+        return margin_ranking_loss(a, b, y, margin, reduced(r));
+      },
+      "input1"_a, "input2"_a, "target"_a, "margin"_a = 0.0, "reduction"_a = "mean");
+  m.def(
+      "cosine_embedding_loss",
+      [reduced](T a, T b, T y, double margin, const std::string& r) {
+        return cosine_embedding_loss(a, b, y, margin, reduced(r));
+      },
+      "input1"_a, "input2"_a, "target"_a, "margin"_a = 0.0, "reduction"_a = "mean");
+  m.def(
+      "triplet_margin_loss",
+      [reduced](T a, T pos, T neg, double margin, double p, double eps, bool swap,
+                const std::string& r) {
+        return triplet_margin_loss(a, pos, neg, margin, p, eps, swap, reduced(r));
+      },
+      "anchor"_a, "positive"_a, "negative"_a, "margin"_a = 1.0, "p"_a = 2.0, "eps"_a = 1e-6,
+      "swap"_a = false, "reduction"_a = "mean");
+  m.def(
+      "gaussian_nll_loss",
+      [reduced](T x, T y, T var, bool full, double eps, const std::string& r) {
+        return gaussian_nll_loss(x, y, var, full, eps, reduced(r));
+      },
+      "input"_a, "target"_a, "var"_a, "full"_a = false, "eps"_a = 1e-6, "reduction"_a = "mean");
+  m.def(
+      "pairwise_distance",
+      [](T a, T b, double p, double eps, bool keepdim) {
+        return pairwise_distance(a, b, p, eps, keepdim);
+      },
+      "x1"_a, "x2"_a, "p"_a = 2.0, "eps"_a = 1e-6, "keepdim"_a = false, RG());
+}
+
+// The options of a recurrent layer as the Python modules hold them.
+nn::detail::RNNOptionsBase rnn_options(const std::string& mode, int64_t input_size,
+                                       int64_t hidden_size, int64_t num_layers, bool bias,
+                                       double dropout, bool bidirectional) {
+  using Mode = nn::detail::RNNOptionsBase::rnn_options_base_mode_t;
+  Mode m = kLSTM;
+  if (mode == "RNN_TANH") {
+    m = kRNN_TANH;
+  } else if (mode == "RNN_RELU") {
+    m = kRNN_RELU;
+  } else if (mode == "GRU") {
+    m = kGRU;
+  } else if (mode != "LSTM") {
+    throw ValueError("Unknown mode '" + mode + "'");
+  }
+  return nn::detail::RNNOptionsBase(m, input_size, hidden_size)
+      .num_layers(num_layers)
+      .bias(bias)
+      .dropout(dropout)
+      .bidirectional(bidirectional);
+}
+
+// The layers of ember.nn.RNN/LSTM/GRU: the Python module holds the parameters and the argument
+// handling, C++ (nn::detail::run_rnn, the code of the C++ modules) runs the steps.
+void def_recurrent(nb::module_& m) {
+  m.def(
+      "rnn",
+      [](const std::string& mode, T x, T h0, OptT c0, const std::vector<Tensor>& weights,
+         int64_t hidden_size, int64_t num_layers, bool bias, double dropout, bool bidirectional,
+         bool training) {
+        auto o =
+            rnn_options(mode, x.size(-1), hidden_size, num_layers, bias, dropout, bidirectional);
+        nb::gil_scoped_release release;
+        auto [out, h_n, c_n] = nn::detail::run_rnn(o, weights, training, x, h0, or_undefined(c0));
+        return std::make_tuple(out, h_n, c_n.defined() ? std::optional<Tensor>(c_n) : std::nullopt);
+      },
+      "mode"_a, "input"_a, "h0"_a, "c0"_a.none(), "weights"_a, "hidden_size"_a, "num_layers"_a,
+      "bias"_a, "dropout"_a, "bidirectional"_a, "training"_a);
+  m.def(
+      "rnn_packed",
+      [](const std::string& mode, T data, T batch_sizes, OptT sorted, OptT unsorted, OptT hx,
+         OptT cx, const std::vector<Tensor>& weights, int64_t hidden_size, int64_t num_layers,
+         bool bias, double dropout, bool bidirectional, bool training) {
+        auto o =
+            rnn_options(mode, data.size(-1), hidden_size, num_layers, bias, dropout, bidirectional);
+        nb::gil_scoped_release release;
+        nn::utils::rnn::PackedSequence packed(data, batch_sizes, or_undefined(sorted),
+                                              or_undefined(unsorted));
+        auto [out, h_n, c_n] = nn::detail::run_rnn_packed(
+            o, weights, training, packed, or_undefined(hx), or_undefined(cx), mode.c_str());
+        return std::make_tuple(out.data(), h_n,
+                               c_n.defined() ? std::optional<Tensor>(c_n) : std::nullopt);
+      },
+      "mode"_a, "data"_a, "batch_sizes"_a, "sorted_indices"_a.none(), "unsorted_indices"_a.none(),
+      "hx"_a.none(), "cx"_a.none(), "weights"_a, "hidden_size"_a, "num_layers"_a, "bias"_a,
+      "dropout"_a, "bidirectional"_a, "training"_a);
+  // nn.utils.rnn: a PackedSequence travels as its four tensors (None for absent indices).
+  using Packed = std::tuple<Tensor, Tensor, std::optional<Tensor>, std::optional<Tensor>>;
+  auto as_tuple = [](const nn::utils::rnn::PackedSequence& p) {
+    auto opt = [](const Tensor& t) {
+      return t.defined() ? std::optional<Tensor>(t) : std::nullopt;
+    };
+    return Packed(p.data(), p.batch_sizes(), opt(p.sorted_indices()), opt(p.unsorted_indices()));
+  };
+  m.def(
+      "pack_padded_sequence",
+      [as_tuple](T input, T lengths, bool batch_first, bool enforce_sorted) {
+        return as_tuple(
+            nn::utils::rnn::pack_padded_sequence(input, lengths, batch_first, enforce_sorted));
+      },
+      "input"_a, "lengths"_a, "batch_first"_a = false, "enforce_sorted"_a = true, RG());
+  m.def(
+      "pad_packed_sequence",
+      [](T data, T batch_sizes, OptT sorted, OptT unsorted, bool batch_first, double padding_value,
+         std::optional<int64_t> total_length) {
+        return nn::utils::rnn::pad_packed_sequence(
+            nn::utils::rnn::PackedSequence(data, batch_sizes, or_undefined(sorted),
+                                           or_undefined(unsorted)),
+            batch_first, padding_value, total_length);
+      },
+      "data"_a, "batch_sizes"_a, "sorted_indices"_a.none(), "unsorted_indices"_a.none(),
+      "batch_first"_a = false, "padding_value"_a = 0.0, "total_length"_a = nb::none(), RG());
+  m.def(
+      "pad_sequence",
+      [](const std::vector<Tensor>& sequences, bool batch_first, double padding_value) {
+        return nn::utils::rnn::pad_sequence(sequences, batch_first, padding_value);
+      },
+      "sequences"_a, "batch_first"_a = false, "padding_value"_a = 0.0, RG());
 }
 
 }  // namespace
@@ -255,6 +599,8 @@ void init_nn_functional(nb::module_& m) {
   nb::module_ nn = m.def_submodule("_nn", "the kernels of ember.nn.functional");
   def_layers(nn);
   def_activations(nn);
+  def_resampling(nn);
+  def_recurrent(nn);
   def_losses(nn);
 }
 

@@ -25,6 +25,7 @@ enum class CastPolicy : uint8_t {
   _(matmul, LowerPrecision, LowerPrecision)                      \
   _(linear, LowerPrecision, LowerPrecision)                      \
   _(conv2d, LowerPrecision, LowerPrecision)                      \
+  _(conv_transpose2d, LowerPrecision, Float32)                   \
   /* float32: range-sensitive math, norms and losses */          \
   _(exp, Float32, Native)                                        \
   _(log, Float32, Native)                                        \

@@ -114,4 +114,117 @@ void LogSoftmaxImpl::pretty_print(std::ostream& stream) const {
   stream << "ember::nn::LogSoftmax(dim=" << options.dim() << ")";
 }
 
+ReLU6Impl::ReLU6Impl(const ReLU6Options& options_) : options(options_) {}
+void ReLU6Impl::reset() {}
+Tensor ReLU6Impl::forward(Tensor input) {
+  return functional::relu6(std::move(input), options);
+}
+void ReLU6Impl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::ReLU6(";
+  if (options.inplace()) stream << std::boolalpha << "inplace=" << options.inplace();
+  stream << ")";
+}
+
+SELUImpl::SELUImpl(const SELUOptions& options_) : options(options_) {}
+void SELUImpl::reset() {}
+Tensor SELUImpl::forward(Tensor input) {
+  return functional::selu(std::move(input), options);
+}
+void SELUImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::SELU(";
+  if (options.inplace()) stream << std::boolalpha << "inplace=" << options.inplace();
+  stream << ")";
+}
+
+CELUImpl::CELUImpl(const CELUOptions& options_) : options(options_) {}
+void CELUImpl::reset() {}
+Tensor CELUImpl::forward(Tensor input) {
+  return functional::celu(std::move(input), options);
+}
+void CELUImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::CELU(alpha=" << options.alpha();
+  if (options.inplace()) stream << std::boolalpha << ", inplace=" << options.inplace();
+  stream << ")";
+}
+
+HardshrinkImpl::HardshrinkImpl(const HardshrinkOptions& options_) : options(options_) {}
+void HardshrinkImpl::reset() {}
+Tensor HardshrinkImpl::forward(const Tensor& input) {
+  return functional::hardshrink(input, options);
+}
+void HardshrinkImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Hardshrink(" << options.lambda() << ")";
+}
+
+SoftshrinkImpl::SoftshrinkImpl(const SoftshrinkOptions& options_) : options(options_) {}
+void SoftshrinkImpl::reset() {}
+Tensor SoftshrinkImpl::forward(const Tensor& input) {
+  return functional::softshrink(input, options);
+}
+void SoftshrinkImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Softshrink(" << options.lambda() << ")";
+}
+
+GLUImpl::GLUImpl(const GLUOptions& options_) : options(options_) {}
+void GLUImpl::reset() {}
+Tensor GLUImpl::forward(const Tensor& input) {
+  return functional::glu(input, options);
+}
+void GLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::GLU(dim=" << options.dim() << ")";
+}
+
+Tensor ThresholdImpl::forward(Tensor input) {
+  return functional::threshold(std::move(input), options);
+}
+void ThresholdImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Threshold(threshold=" << options.threshold()
+         << ", value=" << options.value();
+  if (options.inplace()) stream << std::boolalpha << ", inplace=" << options.inplace();
+  stream << ")";
+}
+
+Tensor SoftminImpl::forward(const Tensor& input) {
+  return functional::softmin(input, options.dim());
+}
+void SoftminImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Softmin(dim=" << options.dim() << ")";
+}
+
+PReLUImpl::PReLUImpl(const PReLUOptions& options_) : options(options_) {
+  reset();
+}
+void PReLUImpl::reset() {
+  EMBER_CHECK(options.num_parameters() > 0, ValueError,
+              "PReLU: num_parameters must be positive, got ", options.num_parameters());
+  weight = register_parameter("weight", ember::empty({options.num_parameters()}));
+  reset_parameters();
+}
+void PReLUImpl::reset_parameters() {
+  NoGradGuard no_grad;
+  weight.fill_(options.init());
+}
+Tensor PReLUImpl::forward(const Tensor& input) {
+  return ember::prelu(input, weight);
+}
+void PReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::PReLU(num_parameters=" << options.num_parameters() << ")";
+}
+
+// The modules without options: the function and the name.
+#define EMBER_ACTIVATION_BODY(Name, function)                 \
+  Tensor Name##Impl::forward(const Tensor& input) {           \
+    return function(input);                                   \
+  }                                                           \
+  void Name##Impl::pretty_print(std::ostream& stream) const { \
+    stream << "ember::nn::" #Name "()";                       \
+  }
+EMBER_ACTIVATION_BODY(Mish, ember::mish)
+EMBER_ACTIVATION_BODY(Hardswish, ember::hardswish)
+EMBER_ACTIVATION_BODY(Hardsigmoid, ember::hardsigmoid)
+EMBER_ACTIVATION_BODY(Softsign, ember::softsign)
+EMBER_ACTIVATION_BODY(Tanhshrink, ember::tanhshrink)
+EMBER_ACTIVATION_BODY(LogSigmoid, ember::log_sigmoid)
+#undef EMBER_ACTIVATION_BODY
+
 }  // namespace ember::nn

@@ -1,15 +1,9 @@
-// im2col, conv2d and Conv2d. The convolution is im2col and one GEMM (a batched one per group),
-// front ends of ops/window_ops.h, so CPU and CUDA share the code; autograd comes from the GEMM and
-// from im2col, whose gradient is col2im.
-#include "ember/nn/modules/conv.h"
-
-#include <cmath>
-
+// im2col, col2im, conv1d and conv2d. The convolution is im2col and one GEMM (a batched one per
+// group), front ends of ops/window_ops.h, so CPU and CUDA share the code; autograd comes from the
+// GEMM and from im2col, whose gradient is col2im. conv1d is conv2d over a height of 1.
 #include "core/autocast_hook.h"
 
 #include "ember/nn/functional.h"
-#include "ember/nn/init.h"
-#include "nn/describe.h"
 #include "nn/window.h"
 #include "ops/window_ops.h"
 
@@ -179,64 +173,39 @@ Tensor conv2d_with_padding(const Tensor& input, const Tensor& weight, const Tens
                      dilation, groups);
 }
 
-Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : options(options_) {
-  reset();
-}
-
-void Conv2dImpl::reset() {
-  const int64_t groups = options.groups();
-  EMBER_CHECK(groups > 0, ValueError, "Conv2d: groups must be a positive integer, got ", groups);
-  EMBER_CHECK(options.in_channels() % groups == 0, ValueError,
-              "Conv2d: in_channels must be divisible by groups (", options.in_channels(), " % ",
-              groups, " != 0)");
-  EMBER_CHECK(options.out_channels() % groups == 0, ValueError,
-              "Conv2d: out_channels must be divisible by groups (", options.out_channels(), " % ",
-              groups, " != 0)");
-  const auto& k = options.kernel_size();
-  weight = register_parameter(
-      "weight", empty({options.out_channels(), options.in_channels() / groups, k[0], k[1]}));
-  bias = register_parameter("bias", options.bias() ? empty({options.out_channels()}) : Tensor(),
-                            options.bias());
-  reset_parameters();
-}
-
-void Conv2dImpl::reset_parameters() {
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    auto [fan_in, fan_out] = init::_calculate_fan_in_and_fan_out(weight);
-    const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
-    init::uniform_(bias, -bound, bound);
+Tensor conv1d_with_padding(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                           ExpandingArray<1> stride, const conv_padding_nd_t<1>& padding,
+                           ExpandingArray<1> dilation, int64_t groups) {
+  EMBER_CHECK(input.dim() == 2 || input.dim() == 3, ValueError,
+              "conv1d(): expected a 2-D (unbatched) or 3-D (batched) input, got shape ",
+              input.sizes());
+  EMBER_CHECK(weight.dim() == 3, ValueError,
+              "conv1d(): weight must be 3-D [out_channels, in_channels / groups, k], got shape ",
+              weight.sizes());
+  EMBER_CHECK(groups > 0, ValueError, "conv1d(): groups must be positive, got ", groups);
+  const int64_t C = input.size(input.dim() - 2);
+  EMBER_CHECK(C == weight.size(1) * groups, ValueError, "conv1d(): Given groups=", groups,
+              ", weight of size ", weight.sizes(), ", expected input", input.sizes(), " to have ",
+              weight.size(1) * groups, " channels, but got ", C, " channels instead");
+  conv_padding_t padding2d = kValid;
+  if (const auto* p = std::get_if<ExpandingArray<1>>(&padding)) {
+    padding2d = ExpandingArray<2>({0, (*p)[0]});
+  } else if (std::holds_alternative<enumtype::kSame>(padding)) {
+    padding2d = kSame;
   }
-}
-
-Tensor Conv2dImpl::forward(const Tensor& input) {
-  const bool batched = input.dim() == 4;
-  EMBER_CHECK(input.dim() == 3 || batched, ValueError, detail::describe(*this),
-              ": expected a 4-D input [N, ", options.in_channels(),
-              ", H, W] (or 3-D unbatched), got shape ", input.sizes());
-  EMBER_CHECK(input.size(batched ? 1 : 0) == options.in_channels(), ValueError,
-              detail::describe(*this), ": expected input with ", options.in_channels(),
-              " channels, got shape ", input.sizes());
-  return conv2d_with_padding(input, weight, bias, options.stride(), options.padding(),
-                             options.dilation(), options.groups());
-}
-
-void Conv2dImpl::pretty_print(std::ostream& stream) const {
-  stream << "ember::nn::Conv2d(" << options.in_channels() << ", " << options.out_channels()
-         << ", kernel_size=" << options.kernel_size() << ", stride=" << options.stride();
-  if (std::holds_alternative<enumtype::kValid>(options.padding())) {
-    stream << ", padding='valid'";
-  } else if (std::holds_alternative<enumtype::kSame>(options.padding())) {
-    stream << ", padding='same'";
-  } else if (const auto& p = std::get<ExpandingArray<2>>(options.padding());
-             p != ExpandingArray<2>(0)) {
-    stream << ", padding=" << p;
-  }
-  if (options.dilation() != ExpandingArray<2>(1)) stream << ", dilation=" << options.dilation();
-  if (options.groups() != 1) stream << ", groups=" << options.groups();
-  if (!options.bias()) stream << std::boolalpha << ", bias=" << options.bias();
-  stream << ")";
+  return conv2d_with_padding(input.unsqueeze(-2), weight.unsqueeze(2), bias, {1, stride[0]},
+                             padding2d, {1, dilation[0]}, groups)
+      .squeeze(-2);
 }
 
 }  // namespace nn
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias,
+              ExpandingArray<1> stride, ExpandingArray<1> padding, ExpandingArray<1> dilation,
+              int64_t groups) {
+  EMBER_CHECK(padding[0] >= 0, ValueError, "conv1d(): negative padding is not supported, got ",
+              padding);
+  return nn::conv1d_with_padding(input, weight, bias, stride, padding, dilation, groups);
+}
+
 }  // namespace ember

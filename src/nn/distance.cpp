@@ -74,4 +74,12 @@ void CosineSimilarityImpl::pretty_print(std::ostream& stream) const {
          << ", eps=" << options.eps() << ")";
 }
 
+Tensor PairwiseDistanceImpl::forward(const Tensor& x1, const Tensor& x2) {
+  return ember::pairwise_distance(x1, x2, options.p(), options.eps(), options.keepdim());
+}
+void PairwiseDistanceImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::PairwiseDistance(p=" << options.p()
+         << ", eps=" << options.eps() << ", keepdim=" << options.keepdim() << ")";
+}
+
 }  // namespace ember::nn

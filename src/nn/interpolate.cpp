@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ember/nn/functional.h"
+#include "ember/nn/modules/upsampling.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
 
@@ -159,3 +160,33 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
 }
 
 }  // namespace ember::nn::functional
+
+namespace ember::nn {
+
+Tensor UpsampleImpl::forward(const Tensor& input) {
+  functional::InterpolateFuncOptions o;
+  o.size(options.size())
+      .scale_factor(options.scale_factor())
+      .align_corners(options.align_corners());
+  std::visit([&o](auto mode) { o.mode(mode); }, options.mode());
+  return functional::interpolate(input, o);
+}
+
+void UpsampleImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Upsample(";
+  if (options.scale_factor()) {
+    stream << "scale_factor=[";
+    for (size_t i = 0; i < options.scale_factor()->size(); ++i) {
+      stream << (i ? ", " : "") << (*options.scale_factor())[i];
+    }
+    stream << "]";
+  } else if (options.size()) {
+    stream << "size=" << IntArrayRef(*options.size());
+  }
+  // libtorch's enum names: kNearest, kBilinear, ...
+  std::string mode = std::visit([](auto m) { return std::string(m.name()); }, options.mode());
+  mode[0] = static_cast<char>(mode[0] - 'a' + 'A');
+  stream << ", mode=k" << mode << ")";
+}
+
+}  // namespace ember::nn

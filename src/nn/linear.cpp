@@ -1,4 +1,4 @@
-// linear, Linear and Flatten.
+// linear, Linear, Flatten, Unflatten and Identity.
 #include "ember/nn/modules/linear.h"
 
 #include <cmath>
@@ -73,6 +73,22 @@ Tensor FlattenImpl::forward(const Tensor& input) {
 void FlattenImpl::pretty_print(std::ostream& stream) const {
   stream << "ember::nn::Flatten(start_dim=" << options.start_dim()
          << ", end_dim=" << options.end_dim() << ")";
+}
+
+Tensor UnflattenImpl::forward(const Tensor& input) {
+  return input.unflatten(options.dim(), options.sizes());
+}
+
+void UnflattenImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Unflatten(dim=" << options.dim() << ", unflattened_size={";
+  for (size_t i = 0; i < options.sizes().size(); ++i) {
+    stream << (i ? ", " : "") << options.sizes()[i];
+  }
+  stream << "})";
+}
+
+void IdentityImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Identity()";
 }
 
 }  // namespace nn

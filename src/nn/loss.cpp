@@ -9,23 +9,12 @@
 #include "ember/nn/modules/loss.h"
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
+#include "nn/reduction.h"
 
 namespace ember {
 namespace {
 
-Tensor reduce(const Tensor& loss, int64_t reduction, const char* op) {
-  switch (reduction) {
-    case Reduction::None:
-      return loss;
-    case Reduction::Mean:
-      return loss.mean();
-    case Reduction::Sum:
-      return loss.sum();
-    default:
-      throw ValueError(detail::str_cat(
-          op, "(): reduction must be None (0), Mean (1) or Sum (2), got ", reduction));
-  }
-}
+using nn::detail::reduce;
 
 // Every target that is not ignore_index must be a class in [0, C). Read on the CPU only: for a
 // CUDA target the check would cost a device synchronisation every step.

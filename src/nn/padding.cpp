@@ -1,10 +1,12 @@
-// ember::pad (F::pad): constant padding by concatenating filled blocks (negative amounts crop),
-// reflect / replicate / circular padding by gathering each padded dim through an index table
-// (index_select), whose gradient adds every copy back onto its source element.
+// ember::pad (F::pad) and the padding modules over it: constant padding by concatenating filled
+// blocks (negative amounts crop), reflect / replicate / circular padding by gathering each padded
+// dim through an index table (index_select), whose gradient adds every copy back onto its source
+// element.
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "ember/nn/modules/padding.h"
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
@@ -107,3 +109,34 @@ Tensor pad(const Tensor& input, IntArrayRef pad, const std::string& mode,
 }
 
 }  // namespace ember
+
+// ---- the padding modules ----
+
+namespace ember::nn::detail {
+
+template <size_t D, typename Derived, typename Options>
+Tensor PadImpl<D, Derived, Options>::forward(const Tensor& input) {
+  std::optional<double> value;
+  if constexpr (requires(const Options& o) { o.value(); }) value = options.value();
+  return pad(input, options.padding().vec(), Derived::kMode, value);
+}
+
+template <size_t D, typename Derived, typename Options>
+void PadImpl<D, Derived, Options>::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::" << Derived::kName << "(padding=" << options.padding();
+  if constexpr (requires(const Options& o) { o.value(); }) stream << ", value=" << options.value();
+  stream << ")";
+}
+
+template class PadImpl<1, ReflectionPad1dImpl, ReflectionPadOptions<1>>;
+template class PadImpl<2, ReflectionPad2dImpl, ReflectionPadOptions<2>>;
+template class PadImpl<3, ReflectionPad3dImpl, ReflectionPadOptions<3>>;
+template class PadImpl<1, ReplicationPad1dImpl, ReplicationPadOptions<1>>;
+template class PadImpl<2, ReplicationPad2dImpl, ReplicationPadOptions<2>>;
+template class PadImpl<3, ReplicationPad3dImpl, ReplicationPadOptions<3>>;
+template class PadImpl<2, ZeroPad2dImpl, ZeroPad2dOptions>;
+template class PadImpl<1, ConstantPad1dImpl, ConstantPadOptions<1>>;
+template class PadImpl<2, ConstantPad2dImpl, ConstantPadOptions<2>>;
+template class PadImpl<3, ConstantPad3dImpl, ConstantPadOptions<3>>;
+
+}  // namespace ember::nn::detail

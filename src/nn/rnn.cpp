@@ -124,8 +124,8 @@ void print_rnn(std::ostream& stream, const std::string& name, const RNNOptionsBa
 
 std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
                                            const std::vector<Tensor>& weights, bool training,
-                                           const Tensor& input, const Tensor& h0,
-                                           const Tensor& c0) {
+                                           const Tensor& input, const Tensor& h0, const Tensor& c0,
+                                           const std::vector<int64_t>& batch_sizes) {
   const Cell cell = cell_of(o);
   const int64_t directions = o.bidirectional() ? 2 : 1;
   const int64_t per = o.bias() ? 4 : 2;
@@ -146,10 +146,23 @@ std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
       Tensor h = h0.select(0, index);
       Tensor c = cell == Cell::LSTM ? c0.select(0, index) : Tensor();
       std::vector<Tensor> outputs(static_cast<size_t>(T));
+      const int64_t B = input.size(1);
       for (int64_t s = 0; s < T; ++s) {
         const int64_t t = d == 0 ? s : T - 1 - s;
-        step(cell, projected.select(0, t), h, c, w_hh, b_hh, H);
-        outputs[static_cast<size_t>(t)] = h;
+        const int64_t live = batch_sizes.empty() ? B : batch_sizes[static_cast<size_t>(t)];
+        if (live == B) {
+          step(cell, projected.select(0, t), h, c, w_hh, b_hh, H);
+          outputs[static_cast<size_t>(t)] = h;
+          continue;
+        }
+        // Packed input: only the first `live` sequences have step t. The others keep their
+        // state (finished ones going forward; not yet started ones, still h0, going backward).
+        Tensor h_live = h.narrow(0, 0, live);
+        Tensor c_live = c.defined() ? c.narrow(0, 0, live) : Tensor();
+        step(cell, projected.select(0, t).narrow(0, 0, live), h_live, c_live, w_hh, b_hh, H);
+        h = cat({h_live, h.narrow(0, live, B - live)}, 0);
+        if (c.defined()) c = cat({c_live, c.narrow(0, live, B - live)}, 0);
+        outputs[static_cast<size_t>(t)] = cat({h_live, zeros({B - live, H}, h.options())}, 0);
       }
       direction_outputs.push_back(T > 0 ? stack(outputs, 0) : projected.narrow(-1, 0, H));
       h_n.push_back(h);
@@ -214,6 +227,47 @@ Tensor batch_output(const detail::RNNOptionsBase& o, const Tensor& out, bool unb
   return o.batch_first() ? out.transpose(0, 1) : out;
 }
 
+}  // namespace
+
+namespace detail {
+std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> run_rnn_packed(
+    const detail::RNNOptionsBase& o, const std::vector<Tensor>& weights, bool training,
+    const utils::rnn::PackedSequence& packed, const Tensor& hx, const Tensor& cx,
+    const char* name) {
+  using utils::rnn::PackedSequence;
+  const Tensor& data = packed.data();
+  EMBER_CHECK(data.dim() == 2 && data.size(1) == o.input_size(), ValueError, name,
+              ": expected packed data of shape [*, ", o.input_size(), "], got ", data.sizes());
+  Tensor sizes = packed.batch_sizes().contiguous();
+  const std::vector<int64_t> batch_sizes(sizes.data_ptr<int64_t>(),
+                                         sizes.data_ptr<int64_t>() + sizes.numel());
+  // The batch in packed (longest first) order, padded: [T, B, I].
+  Tensor padded = std::get<0>(utils::rnn::pad_packed_sequence(PackedSequence(data, sizes)));
+  const Tensor& sorted = packed.sorted_indices();
+  auto in_packed_order = [&](const Tensor& state, const char* which) {
+    Tensor s = initial_state(o, state, padded, false, name, which);
+    return sorted.defined() ? s.index_select(1, sorted) : s;
+  };
+  const bool lstm = std::holds_alternative<enumtype::kLSTM>(o.mode());
+  Tensor h0 = in_packed_order(hx, lstm ? "hidden[0]" : "hidden");
+  Tensor c0 = lstm ? in_packed_order(cx, "hidden[1]") : Tensor();
+  auto [out, h_n, c_n] = detail::run_rnn(o, weights, training, padded, h0, c0, batch_sizes);
+  std::vector<Tensor> steps;
+  for (size_t t = 0; t < batch_sizes.size(); ++t) {
+    steps.push_back(out.select(0, static_cast<int64_t>(t)).narrow(0, 0, batch_sizes[t]));
+  }
+  PackedSequence result(steps.empty() ? out.flatten(0, 1) : cat(steps, 0), sizes, sorted,
+                        packed.unsorted_indices());
+  if (packed.unsorted_indices().defined()) {
+    h_n = h_n.index_select(1, packed.unsorted_indices());
+    if (c_n.defined()) c_n = c_n.index_select(1, packed.unsorted_indices());
+  }
+  return {result, h_n, c_n};
+}
+}  // namespace detail
+
+namespace {
+
 detail::RNNOptionsBase base_options(const RNNOptions& o) {
   detail::RNNOptionsBase b(std::holds_alternative<enumtype::kReLU>(o.nonlinearity())
                                ? detail::RNNOptionsBase::rnn_options_base_mode_t(kRNN_RELU)
@@ -275,6 +329,15 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
   return {batch_output(options_base, out, unbatched), {h_n, c_n}};
 }
 
+std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>>
+LSTMImpl::forward_with_packed_input(const utils::rnn::PackedSequence& packed_input,
+                                    std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  auto [out, h_n, c_n] = detail::run_rnn_packed(
+      options_base, flat_weights_, is_training(), packed_input,
+      hx_opt ? std::get<0>(*hx_opt) : Tensor(), hx_opt ? std::get<1>(*hx_opt) : Tensor(), "LSTM");
+  return {out, {h_n, c_n}};
+}
+
 GRUImpl::GRUImpl(const GRUOptions& options_)
     : RNNImplBase(base_options(options_)), options(options_) {
   reset();
@@ -284,6 +347,20 @@ std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
   Tensor h0 = initial_state(options_base, hx, x, unbatched, "GRU", "hidden");
   auto [out, h_n, unused] = detail::run_rnn(options_base, flat_weights_, is_training(), x, h0, {});
   return {batch_output(options_base, out, unbatched), unbatched ? h_n.squeeze(1) : h_n};
+}
+
+std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  auto [out, h_n, unused] = detail::run_rnn_packed(options_base, flat_weights_, is_training(),
+                                                   packed_input, hx, {}, "RNN");
+  return {out, h_n};
+}
+
+std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  auto [out, h_n, unused] = detail::run_rnn_packed(options_base, flat_weights_, is_training(),
+                                                   packed_input, hx, {}, "GRU");
+  return {out, h_n};
 }
 
 // ---- cells ----

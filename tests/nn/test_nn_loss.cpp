@@ -238,3 +238,108 @@ TEST(NnLoss, BadTargets) {
                 F::cross_entropy(x, rand({3, 4}));
               }).find("must have the input's shape [3, 5], got [3, 4]") != std::string::npos);
 }
+
+// The margin, ranking, embedding and count losses: each module, every reduction, against
+// PyTorch's module of the same options; the first input's gradient is compared.
+TEST(NnLoss, MarginRankingEmbeddingAndCountLosses) {
+  manual_seed(21);
+  Tensor x = logits({4, 5}, 22), x2 = logits({4, 5}, 23), x3 = logits({4, 5}, 24);
+  Tensor sign = randn({4, 5}, kDouble).sign(), row_sign = randn({4}, kDouble).sign();
+  Tensor probs = rand({4, 5}, kDouble).gt(0.5).to(kDouble);
+  Tensor classes = randint(0, 5, {4});
+  Tensor counts = rand({4, 5}, kDouble) * 4, var = rand({4, 5}, kDouble) + 0.1;
+  // Listed classes up to the first -1, as multilabel_margin_loss reads them.
+  Tensor listed =
+      ember::tensor({3, 0, -1, 1, 1, 2, 4, -1, 0, 4, -1, 2, 0, 0, 0, 1, 3, 2, 4, -1}, kLong)
+          .reshape({4, 5});
+  for (int64_t r : {Reduction::None, Reduction::Mean, Reduction::Sum}) {
+    const std::string red = std::string("reduction=") + py_reduction(r);
+    const std::map<std::string, Tensor> in{
+        {"x2", x2},       {"x3", x3},         {"sign", sign}, {"row", row_sign}, {"probs", probs},
+        {"cls", classes}, {"counts", counts}, {"var", var},   {"listed", listed}};
+    struct Case {
+      std::string name;
+      std::function<Tensor()> f;
+      std::string py;
+    };
+    std::vector<Case> cases = {
+        {"HuberLoss", [&] { return nn::HuberLoss(nn::HuberLossOptions(tag(r)).delta(0.7))(x, x2); },
+         "torch.nn.HuberLoss(" + red + ", delta=0.7)(x, x2)"},
+        {"SoftMarginLoss",
+         [&] { return nn::SoftMarginLoss(nn::SoftMarginLossOptions(tag(r)))(x, sign); },
+         "torch.nn.SoftMarginLoss(" + red + ")(x, sign)"},
+        {"MultiLabelSoftMarginLoss",
+         [&] {
+           return nn::MultiLabelSoftMarginLoss(nn::MultiLabelSoftMarginLossOptions(tag(r)))(x,
+                                                                                            probs);
+         },
+         "torch.nn.MultiLabelSoftMarginLoss(" + red + ")(x, probs)"},
+        {"MultiLabelMarginLoss",
+         [&] {
+           return nn::MultiLabelMarginLoss(nn::MultiLabelMarginLossOptions(tag(r)))(x, listed);
+         },
+         "torch.nn.MultiLabelMarginLoss(" + red + ")(x, listed)"},
+        {"HingeEmbeddingLoss",
+         [&] {
+           return nn::HingeEmbeddingLoss(
+               nn::HingeEmbeddingLossOptions().margin(0.5).reduction(tag(r)))(x, sign);
+         },
+         "torch.nn.HingeEmbeddingLoss(0.5, " + red + ")(x, sign)"},
+        {"MultiMarginLoss",
+         [&] {
+           return nn::MultiMarginLoss(
+               nn::MultiMarginLossOptions().p(2).margin(0.8).reduction(tag(r)))(x, classes);
+         },
+         "torch.nn.MultiMarginLoss(2, 0.8, " + red + ")(x, cls)"},
+        {"PoissonNLLLoss",
+         [&] {
+           return nn::PoissonNLLLoss(nn::PoissonNLLLossOptions().full(true).reduction(tag(r)))(
+               x, counts);
+         },
+         "torch.nn.PoissonNLLLoss(full=True, " + red + ")(x, counts)"},
+        {"GaussianNLLLoss",
+         [&] {
+           return nn::GaussianNLLLoss(nn::GaussianNLLLossOptions().reduction(tag(r)))(x, x2, var);
+         },
+         "torch.nn.GaussianNLLLoss(" + red + ")(x, x2, var)"},
+        {"MarginRankingLoss",
+         [&] {
+           return nn::MarginRankingLoss(
+               nn::MarginRankingLossOptions().margin(0.3).reduction(tag(r)))(x, x2, sign);
+         },
+         "torch.nn.MarginRankingLoss(0.3, " + red + ")(x, x2, sign)"},
+        {"CosineEmbeddingLoss",
+         [&] {
+           return nn::CosineEmbeddingLoss(
+               nn::CosineEmbeddingLossOptions().margin(0.2).reduction(tag(r)))(x, x2, row_sign);
+         },
+         "torch.nn.CosineEmbeddingLoss(0.2, " + red + ")(x, x2, row)"},
+        {"TripletMarginLoss",
+         [&] {
+           return nn::TripletMarginLoss(
+               nn::TripletMarginLossOptions().p(1).swap(true).reduction(tag(r)))(x, x2, x3);
+         },
+         "torch.nn.TripletMarginLoss(p=1, swap=True, " + red + ")(x, x2, x3)"},
+    };
+    for (const Case& c : cases) {
+      loss_parity(c.name + " " + red, c.f, x, "y = " + c.py, in);
+    }
+  }
+  // PairwiseDistance's module and keepdim.
+  loss_parity(
+      "PairwiseDistance",
+      [&] { return nn::PairwiseDistance(nn::PairwiseDistanceOptions().keepdim(true))(x, x2); }, x,
+      "y = torch.nn.PairwiseDistance(keepdim=True)(x, x2)", {{"x2", x2}});
+
+  // Bad input: PyTorch's words, and the process goes on.
+  std::string e =
+      error_of([&] { F::multi_margin_loss(x, classes, F::MultiMarginLossFuncOptions().p(3)); });
+  EXPECT_NE(e.find("only p == 1 and p == 2 supported"), std::string::npos) << e;
+  e = error_of([&] { F::margin_ranking_loss(x, x2, row_sign); });
+  EXPECT_NE(e.find("All input tensors should have same dimension"), std::string::npos) << e;
+  e = error_of([&] { F::gaussian_nll_loss(x, x2, var * -1); });
+  EXPECT_NE(e.find("var has negative entry/entries"), std::string::npos) << e;
+  e = error_of([&] { F::huber_loss(x, x2, F::HuberLossFuncOptions().delta(0)); });
+  EXPECT_NE(e.find("non-positive values for delta"), std::string::npos) << e;
+  EXPECT_TRUE(F::huber_loss(x, x2).defined());
+}

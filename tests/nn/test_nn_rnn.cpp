@@ -343,3 +343,105 @@ TEST(NnRnn, BadInputsNameTheShapes) {
                        }),
                        "RNNCell: Expected input to be 1-D or 2-D but received 3-D tensor"));
 }
+
+// Packed batches of different lengths (unsorted, so the permutation is exercised) through LSTM,
+// GRU and RNN, against PyTorch's pack_padded_sequence / packed forward / pad_packed_sequence:
+// outputs, final states, and the gradients of the input, the states and every parameter.
+TEST(NnRnn, PackedSequencesMatchTorchOnEveryDevice) {
+  namespace rnn = nn::utils::rnn;
+  const int64_t I = 3, H = 4, T = 5, B = 3;
+  const std::string pack =
+      "p = torch.nn.utils.rnn.pack_padded_sequence(x, torch.tensor([3, 5, 2]), batch_first=True, "
+      "enforce_sorted=False)\n";
+  const std::string unpack = "y = torch.nn.utils.rnn.pad_packed_sequence(y, batch_first=True)[0]\n";
+  auto packed = [&](const Tensor& x) {
+    return rnn::pack_padded_sequence(x, ember::tensor({3, 5, 2}, kLong), true, false);
+  };
+  auto padded = [](const rnn::PackedSequence& y) {
+    return std::get<0>(rnn::pad_packed_sequence(y, true));
+  };
+  for (const Device& device : test_devices()) {
+    manual_seed(200);
+    auto lstm = nn::LSTM(nn::LSTMOptions(I, H).num_layers(2).batch_first(true).bidirectional(true));
+    lstm->to(device, kDouble);
+    Inputs in{seq({B, T, I}, 1), {seq({4, B, H}, 2), seq({4, B, H}, 3)}};
+    compare(
+        "packed LSTM on " + device.str(), *lstm,
+        "torch.nn.LSTM(3, 4, num_layers=2, batch_first=True, bidirectional=True)",
+        [&](const Inputs& x) {
+          auto [y, state] = lstm->forward_with_packed_input(
+              packed(x.x), std::make_tuple(x.states[0], x.states[1]));
+          return std::vector<Tensor>{padded(y), std::get<0>(state), std::get<1>(state)};
+        },
+        pack + "y, (h, c) = m(p, (s0, s1))\n" + unpack + "outs = [y, h, c]", in, device);
+
+    auto gru = nn::GRU(nn::GRUOptions(I, H).batch_first(true));
+    gru->to(device, kDouble);
+    compare(
+        "packed GRU on " + device.str(), *gru, "torch.nn.GRU(3, 4, batch_first=True)",
+        [&](const Inputs& x) {
+          auto [y, h] = gru->forward_with_packed_input(packed(x.x));
+          return std::vector<Tensor>{padded(y), h};
+        },
+        pack + "y, h = m(p)\n" + unpack + "outs = [y, h]", Inputs{seq({B, T, I}, 4), {}}, device);
+
+    auto relu_rnn =
+        nn::RNN(nn::RNNOptions(I, H).batch_first(true).bidirectional(true).nonlinearity(kReLU));
+    relu_rnn->to(device, kDouble);
+    compare(
+        "packed RNN on " + device.str(), *relu_rnn,
+        "torch.nn.RNN(3, 4, batch_first=True, bidirectional=True, nonlinearity='relu')",
+        [&](const Inputs& x) {
+          auto [y, h] = relu_rnn->forward_with_packed_input(packed(x.x), x.states[0]);
+          return std::vector<Tensor>{padded(y), h};
+        },
+        pack + "y, h = m(p, s0)\n" + unpack + "outs = [y, h]",
+        Inputs{seq({B, T, I}, 5), {seq({2, B, H}, 6)}}, device);
+  }
+}
+
+TEST(NnRnn, PackingHelpersMatchTorch) {
+  namespace rnn = nn::utils::rnn;
+  Tensor a = seq({4, 2}, 10), b = seq({2, 2}, 11), c = seq({5, 2}, 12);
+  rnn::PackedSequence p = rnn::pack_sequence({a, b, c}, /*enforce_sorted=*/false);
+  Tensor padded = rnn::pad_sequence({a, b, c}, /*batch_first=*/true, -1.0);
+  auto [unpacked, lengths] = rnn::pad_packed_sequence(p, false, 0.5, 7);
+  auto r = TorchOracle::instance().run(
+      "from torch.nn.utils.rnn import pack_sequence, pad_sequence, pad_packed_sequence\n"
+      "p = pack_sequence([a, b, c], enforce_sorted=False)\n"
+      "data, sizes, sorted_i, unsorted_i = p.data, p.batch_sizes, p.sorted_indices, "
+      "p.unsorted_indices\n"
+      "padded = pad_sequence([a, b, c], batch_first=True, padding_value=-1.0)\n"
+      "unpacked, lengths = pad_packed_sequence(p, padding_value=0.5, total_length=7)\n",
+      {{"a", a}, {"b", b}, {"c", c}},
+      {"data", "sizes", "sorted_i", "unsorted_i", "padded", "unpacked", "lengths"});
+  expect_close(p.data(), r.at("data"), 0, 0, "packed data");
+  EXPECT_TRUE(equal(p.batch_sizes(), r.at("sizes")));
+  EXPECT_TRUE(equal(p.sorted_indices(), r.at("sorted_i")));
+  EXPECT_TRUE(equal(p.unsorted_indices(), r.at("unsorted_i")));
+  expect_close(padded, r.at("padded"), 0, 0, "pad_sequence");
+  expect_close(unpacked, r.at("unpacked"), 0, 0, "pad_packed_sequence");
+  EXPECT_TRUE(equal(lengths, r.at("lengths")));
+
+  // PyTorch's errors, and the helpers still work after them.
+  std::string e = error_of([&] {
+    rnn::pack_padded_sequence(seq({5, 3, 2}, 13), ember::tensor({2, 5, 1}, kLong));
+  });
+  EXPECT_TRUE(contains(e, "must be sorted in decreasing order when `enforce_sorted` is True")) << e;
+  e = error_of([&] {
+    rnn::pack_padded_sequence(seq({5, 2, 2}, 13), ember::tensor({3, 0}, kLong));
+  });
+  EXPECT_TRUE(contains(e, "Length of all samples has to be greater than 0")) << e;
+  e = error_of([&] {
+    rnn::pack_padded_sequence(seq({5, 2, 2}, 13), ember::tensor({3, 2, 1}, kLong));
+  });
+  EXPECT_TRUE(
+      contains(e, "Expected `len(lengths)` to be equal to batch_size, but got 3 (batch_size=2)"))
+      << e;
+  e = error_of([&] { rnn::pad_packed_sequence(p, false, 0.0, 3); });
+  EXPECT_TRUE(contains(e,
+                       "Expected total_length to be at least the length of the longest sequence "
+                       "in input, but got total_length=3 and max sequence length being 5"))
+      << e;
+  EXPECT_EQ(rnn::pack_sequence({c, a, b}).batch_sizes().numel(), 5);
+}

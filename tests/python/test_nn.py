@@ -16,6 +16,17 @@ LAYERS = [
     ("Conv2d(2, 3, 3)", (2, 2, 7, 7), None),
     ("Conv2d(2, 4, (3, 2), stride=2, padding=1, bias=False)", (1, 2, 8, 9), None),
     ("Conv2d(4, 4, 3, padding=1, groups=2, dilation=1)", (1, 4, 5, 5), None),
+    ("Conv2d(2, 3, 3, padding=1, padding_mode='replicate')", (1, 2, 5, 6), None),
+    ("Conv2d(2, 3, (4, 3), padding='same')", (1, 2, 6, 6), None),
+    ("Conv1d(3, 4, 3)", (2, 3, 9), None),
+    ("Conv1d(4, 6, 4, padding='same', groups=2, bias=False, padding_mode='circular')",
+     (2, 4, 8), None),
+    ("Conv1d(3, 2, 3, stride=2, padding=2, dilation=2, padding_mode='reflect')", (1, 3, 10),
+     None),
+    ("ConvTranspose1d(3, 4, 3, stride=2, padding=1, output_padding=1)", (2, 3, 5), None),
+    ("ConvTranspose2d(4, 6, 3, stride=2, groups=2, bias=False)", (1, 4, 4, 5), None),
+    ("ConvTranspose2d(3, 2, (3, 2), stride=(2, 1), padding=(1, 0), dilation=2, "
+     "output_padding=(1, 1))", (2, 3, 4, 4), None),
     ("MaxPool2d(2)", (2, 3, 6, 6), None),
     ("MaxPool2d(3, stride=2, padding=1)", (1, 2, 7, 7), None),
     ("AvgPool2d(2)", (2, 3, 6, 6), None),
@@ -30,14 +41,54 @@ LAYERS = [
     ("GELU(approximate='tanh')", (4, 5), None),
     ("Softplus()", (4, 5), None),
     ("Softmax(dim=1)", (4, 5), None),
+    ("Softmin(dim=1)", (4, 5), None),
+    ("ReLU6()", (4, 5), None),
+    ("SELU()", (4, 5), None),
+    ("CELU(alpha=0.7)", (4, 5), None),
+    ("Mish()", (4, 5), None),
+    ("Hardswish()", (4, 5), None),
+    ("Hardsigmoid()", (4, 5), None),
+    ("Threshold(0.2, -1.5)", (4, 5), None),
+    ("Hardshrink(0.3)", (4, 5), None),
+    ("Softshrink()", (4, 5), None),
+    ("GLU()", (4, 6), None),
+    ("PReLU()", (4, 5), None),
+    ("PReLU(5, init=0.1)", (2, 5, 3), None),
+    ("Softsign()", (4, 5), None),
+    ("Tanhshrink()", (4, 5), None),
+    ("LogSigmoid()", (4, 5), None),
     ("LogSoftmax(dim=-1)", (4, 5), None),
     ("BatchNorm1d(5)", (8, 5), None),
     ("BatchNorm2d(3)", (4, 3, 5, 5), None),
+    ("GroupNorm(2, 6)", (3, 6, 4, 5), None),
+    ("GroupNorm(3, 6, eps=1e-3, affine=False)", (2, 6, 7), None),
+    ("InstanceNorm1d(4)", (2, 4, 7), None),
+    ("InstanceNorm2d(3, affine=True, track_running_stats=True)", (2, 3, 5, 4), None),
+    ("InstanceNorm2d(3, affine=True)", (3, 5, 4), None),
     ("LayerNorm(5)", (4, 5), None),
     ("LayerNorm([3, 4])", (2, 3, 4), None),
     ("Embedding(10, 4)", (3, 5), 10),
     ("Embedding(10, 4, padding_idx=0)", (3, 5), 10),
     ("Flatten()", (2, 3, 4), None),
+    ("ReflectionPad1d(2)", (2, 3, 5), None),
+    ("ReflectionPad2d((1, 0, 2, 1))", (1, 2, 4, 5), None),
+    ("ReflectionPad3d(1)", (1, 1, 3, 3, 3), None),
+    ("ReplicationPad1d((1, 3))", (2, 3, 4), None),
+    ("ReplicationPad2d(2)", (1, 2, 3, 3), None),
+    ("ReplicationPad3d((1, 0, 0, 1, 1, 0))", (1, 2, 2, 3, 3), None),
+    ("ConstantPad1d(2, 3.5)", (2, 4), None),
+    ("ConstantPad2d((1, 0, 2, 1), -1.0)", (2, 3, 3), None),
+    ("ConstantPad3d(1, 0.5)", (1, 2, 2, 2), None),
+    ("ZeroPad2d((1, 1, 2, 0))", (1, 2, 3, 3), None),
+    ("Unflatten(1, (2, 3))", (4, 6), None),
+    ("PixelShuffle(2)", (2, 8, 3, 4), None),
+    ("PixelUnshuffle(2)", (2, 2, 6, 4), None),
+    ("Upsample(scale_factor=2)", (1, 2, 3, 4), None),
+    ("Upsample(size=(5, 7), mode='bilinear', align_corners=False)", (1, 2, 3, 4), None),
+    ("Upsample(scale_factor=(2.0, 1.5), mode='bilinear')", (1, 2, 3, 4), None),
+    ("Upsample(size=9, mode='linear')", (2, 3, 4), None),
+    ("UpsamplingNearest2d(scale_factor=2)", (1, 2, 3, 4), None),
+    ("UpsamplingBilinear2d(size=(4, 6))", (1, 2, 3, 4), None),
     ("Identity()", (2, 3), None),
     ("Dropout(0.3)", (4, 5), None),
 ]
@@ -306,3 +357,243 @@ def test_load_state_dict_round_trip_and_errors_match_torch():
         t_net.load_state_dict(t_bad)
     assert str(e_err.value) == str(t_err.value)
     assert to_numpy(target[0].bias).shape == (2,)
+
+
+def test_conv_transpose_output_size_and_bad_input():
+    e_mod, t_mod = build("ConvTranspose2d(3, 2, 3, stride=2, padding=1)")
+    copy_params(e_mod, t_mod)
+    e_x, t_x = pair(wave(1, 3, 4, 4))
+    for size in ([8, 7], [1, 2, 8, 8], (7, 8)):
+        close(e_mod(e_x, output_size=size), t_mod(t_x, output_size=size), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match=r"valid sizes range from \[7, 7\] to \[8, 8\]"):
+        e_mod(e_x, output_size=[9, 9])
+    with pytest.raises(ValueError, match='Only "zeros" padding mode'):
+        ember.nn.ConvTranspose1d(2, 2, 3, padding_mode="reflect")
+    with pytest.raises(ValueError, match="padding_mode must be one of"):
+        ember.nn.Conv1d(2, 2, 3, padding_mode="mirror")
+    with pytest.raises(RuntimeError, match="smaller than either stride or dilation"):
+        ember.nn.functional.conv_transpose2d(e_x, e_mod.weight, output_padding=2)
+    with pytest.raises(RuntimeError, match="to have 2 channels, but got 3"):
+        ember.nn.functional.conv1d(ember.ones(1, 3, 5), ember.ones(4, 2, 3))
+    # The process goes on: the module still computes.
+    assert tuple(e_mod(e_x).shape) == (1, 2, 7, 7)
+
+
+def test_functional_convolutions_match_torch():
+    e_x, t_x = pair(wave(2, 4, 7, scale=2.0), requires_grad=True)
+    e_w, t_w = pair(wave(4, 2, 3, offset=1.0), requires_grad=True)
+    for kwargs in ({"stride": 2, "padding": 1, "output_padding": 1}, {"groups": 2, "dilation": 2}):
+        e_out = ember.nn.functional.conv_transpose1d(e_x, e_w, **kwargs)
+        t_out = torch.nn.functional.conv_transpose1d(t_x, t_w, **kwargs)
+        close(e_out, t_out, rtol=1e-4, atol=1e-5)
+    e_w2, t_w2 = pair(wave(6, 2, 3, offset=2.0), requires_grad=True)
+    e_out = ember.nn.functional.conv1d(e_x, e_w2, padding="same", groups=2)
+    t_out = torch.nn.functional.conv1d(t_x, t_w2, padding="same", groups=2)
+    close(e_out, t_out, rtol=1e-4, atol=1e-5)
+    e_out.sum().backward()
+    t_out.sum().backward()
+    close(e_x.grad, t_x.grad, rtol=1e-4, atol=1e-5)
+    close(e_w2.grad, t_w2.grad, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                                  "FeatureAlphaDropout"])
+def test_dropout_variants(name):
+    e_mod, t_mod = build(f"{name}(0.4)")
+    assert repr(e_mod) == repr(t_mod)
+    shape = {"Dropout1d": (6, 8, 5), "Dropout3d": (3, 8, 2, 3, 2)}.get(name, (6, 8, 4, 5))
+    ember.manual_seed(3)
+    x = ember.ones(*shape, dtype=ember.float64)
+    y = e_mod(x)
+    if name != "AlphaDropout":  # whole channels: constant over the positions
+        flat = y.reshape(shape[0], shape[1], -1)
+        assert ember.equal(flat.amax(2), flat.amin(2))
+    e_mod.eval()
+    assert ember.equal(e_mod(x), x)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        getattr(ember.nn, name)(1.5)
+
+
+def test_dropout1d_unbatched_drops_rows():
+    ember.manual_seed(4)
+    y = ember.nn.functional.dropout1d(ember.ones(32, 6), 0.5)
+    assert ember.equal(y.amax(1), y.amin(1))
+    assert 0 < int((y[:, 0] == 0).sum()) < 32
+
+
+# The margin, ranking, embedding and count losses: module text, the input builders by name.
+MORE_LOSSES = [
+    ("HuberLoss(delta=0.7)", ["x", "x2"]),
+    ("SoftMarginLoss(reduction='sum')", ["x", "sign"]),
+    ("MultiLabelSoftMarginLoss()", ["x", "probs"]),
+    ("MultiLabelMarginLoss(reduction='none')", ["x", "listed"]),
+    ("HingeEmbeddingLoss(0.5)", ["x", "sign"]),
+    ("MultiMarginLoss(p=2, margin=0.8)", ["x", "cls"]),
+    ("PoissonNLLLoss(full=True)", ["x", "counts"]),
+    ("PoissonNLLLoss(log_input=False)", ["pos", "counts"]),
+    ("GaussianNLLLoss(full=True)", ["x", "x2", "var"]),
+    ("MarginRankingLoss(0.3)", ["x", "x2", "sign"]),
+    ("CosineEmbeddingLoss(0.2, reduction='none')", ["x", "x2", "row"]),
+    ("TripletMarginLoss(p=1, swap=True)", ["x", "x2", "x3"]),
+    ("PairwiseDistance(p=3.0)", ["x", "x2"]),
+]
+
+
+@pytest.mark.parametrize("text,args", MORE_LOSSES, ids=[x[0] for x in MORE_LOSSES])
+def test_more_losses_match_torch(text, args):
+    e_loss, t_loss = build(text)
+    assert repr(e_loss) == repr(t_loss)
+    data = {
+        "x": wave(4, 5, scale=2.0), "x2": wave(4, 5, offset=1.0), "x3": wave(4, 5, offset=2.0),
+        "pos": wave(4, 5) ** 2 + 0.1,
+        "sign": np.sign(wave(4, 5, offset=0.3)), "row": np.array([1.0, -1.0, -1.0, 1.0]),
+        "probs": (wave(4, 5, offset=0.5) > 0).astype(np.float32),
+        "listed": np.array([[3, 0, -1, 1, 1], [2, 4, -1, 0, 4], [-1, 2, 0, 0, 0],
+                            [1, 3, 2, 4, -1]]),
+        "cls": np.array([0, 3, 4, 1]),
+        "counts": np.abs(wave(4, 5, offset=0.7)) * 4, "var": wave(4, 5) ** 2 + 0.1,
+    }
+    pairs = [pair(data[name].astype(np.float32) if data[name].dtype.kind == "f" else data[name],
+                  requires_grad=(i == 0)) for i, name in enumerate(args)]
+    e_out = e_loss(*[p[0] for p in pairs])
+    t_out = t_loss(*[p[1] for p in pairs])
+    close(e_out, t_out, rtol=1e-5, atol=1e-6)
+    e_out.sum().backward()
+    t_out.sum().backward()
+    close(pairs[0][0].grad, pairs[0][1].grad, rtol=1e-4, atol=1e-6)
+
+
+def test_more_losses_bad_input():
+    x = ember.ones(4, 5)
+    with pytest.raises(ValueError, match="only p == 1 and p == 2 supported"):
+        ember.nn.MultiMarginLoss(p=3)
+    with pytest.raises(RuntimeError, match="All input tensors should have same dimension"):
+        ember.nn.functional.margin_ranking_loss(x, x, ember.ones(4))
+    with pytest.raises(ValueError, match="var has negative entry"):
+        ember.nn.functional.gaussian_nll_loss(x, x, -x)
+    assert float(ember.nn.functional.huber_loss(x, x)) == 0.0
+
+
+RNNS = [
+    "RNN(3, 4)",
+    "RNN(3, 4, num_layers=2, nonlinearity='relu', bidirectional=True)",
+    "LSTM(3, 4, batch_first=True)",
+    "LSTM(3, 4, num_layers=2, bidirectional=True)",
+    "GRU(3, 4, bias=False)",
+    "GRU(3, 4, num_layers=2, batch_first=True, bidirectional=True)",
+]
+
+
+def _rnn_outputs(out):
+    """The tensors of an RNN's (output, state) result, flattened."""
+    output, state = out
+    return [output] + (list(state) if isinstance(state, tuple) else [state])
+
+
+@pytest.mark.parametrize("text", RNNS)
+def test_rnn_matches_torch(text):
+    e_mod, t_mod = build(text)
+    assert repr(e_mod) == repr(t_mod)
+    assert [n for n, _ in e_mod.named_parameters()] == [n for n, _ in t_mod.named_parameters()]
+    copy_params(e_mod, t_mod)
+    batch_first = "batch_first=True" in text
+    shape = (2, 5, 3) if batch_first else (5, 2, 3)
+    layers = (2 if "num_layers=2" in text else 1) * (2 if "bidirectional" in text else 1)
+    for with_state in (False, True):
+        e_x, t_x = pair(wave(*shape, scale=1.5), requires_grad=True)
+        args_e, args_t = [e_x], [t_x]
+        if with_state:
+            h = [pair(wave(layers, 2, 4, offset=k), requires_grad=True) for k in (1.0, 2.0)]
+            if text.startswith("LSTM"):
+                args_e.append((h[0][0], h[1][0]))
+                args_t.append((h[0][1], h[1][1]))
+            else:
+                args_e.append(h[0][0])
+                args_t.append(h[0][1])
+        e_out, t_out = _rnn_outputs(e_mod(*args_e)), _rnn_outputs(t_mod(*args_t))
+        e_total, t_total = None, None
+        for k, (e, t) in enumerate(zip(e_out, t_out)):
+            close(e, t, rtol=1e-4, atol=1e-5)
+            weights = wave(*t.shape, offset=k)
+            e_term = (e * ember.tensor(weights)).sum()
+            t_term = (t * torch.tensor(weights)).sum()
+            e_total = e_term if e_total is None else e_total + e_term
+            t_total = t_term if t_total is None else t_total + t_term
+        for module in (e_mod, t_mod):
+            module.zero_grad()
+        e_total.backward()
+        t_total.backward()
+        close(e_x.grad, t_x.grad, rtol=1e-4, atol=1e-5)
+        grads_close(e_mod, t_mod)
+    # Unbatched input: [T, I].
+    e_x, t_x = pair(wave(5, 3))
+    for e, t in zip(_rnn_outputs(e_mod(e_x)), _rnn_outputs(t_mod(t_x))):
+        close(e, t, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("text", ["LSTM(3, 4, num_layers=2, batch_first=True, bidirectional=True)",
+                                  "GRU(3, 4, batch_first=True)"])
+def test_packed_rnn_matches_torch(text):
+    e_mod, t_mod = build(text)
+    copy_params(e_mod, t_mod)
+    e_x, t_x = pair(wave(3, 5, 3, scale=1.5), requires_grad=True)
+    lengths = [3, 5, 2]
+    e_p = ember.nn.utils.rnn.pack_padded_sequence(e_x, lengths, batch_first=True,
+                                                  enforce_sorted=False)
+    t_p = torch.nn.utils.rnn.pack_padded_sequence(t_x, lengths, batch_first=True,
+                                                  enforce_sorted=False)
+    close(e_p.data, t_p.data)
+    assert e_p.batch_sizes.tolist() == t_p.batch_sizes.tolist()
+    assert e_p.sorted_indices.tolist() == t_p.sorted_indices.tolist()
+    e_out, t_out = e_mod(e_p), t_mod(t_p)
+    assert isinstance(e_out[0], ember.nn.utils.rnn.PackedSequence)
+    e_y, e_len = ember.nn.utils.rnn.pad_packed_sequence(e_out[0], batch_first=True)
+    t_y, t_len = torch.nn.utils.rnn.pad_packed_sequence(t_out[0], batch_first=True)
+    assert e_len.tolist() == t_len.tolist() == lengths
+    close(e_y, t_y, rtol=1e-4, atol=1e-5)
+    e_states = list(e_out[1]) if isinstance(e_out[1], tuple) else [e_out[1]]
+    t_states = list(t_out[1]) if isinstance(t_out[1], tuple) else [t_out[1]]
+    for e, t in zip(e_states, t_states):
+        close(e, t, rtol=1e-4, atol=1e-5)
+    (e_y.sum() + sum(s.sum() for s in e_states)).backward()
+    (t_y.sum() + sum(s.sum() for s in t_states)).backward()
+    close(e_x.grad, t_x.grad, rtol=1e-4, atol=1e-5)
+    grads_close(e_mod, t_mod)
+
+
+def test_packing_helpers_match_torch():
+    seqs = [wave(4, 2), wave(2, 2, offset=1.0), wave(5, 2, offset=2.0)]
+    e_seqs = [ember.tensor(s) for s in seqs]
+    t_seqs = [torch.tensor(s) for s in seqs]
+    close(ember.nn.utils.rnn.pad_sequence(e_seqs, batch_first=True, padding_value=-1.0),
+          torch.nn.utils.rnn.pad_sequence(t_seqs, batch_first=True, padding_value=-1.0))
+    e_p = ember.nn.utils.rnn.pack_sequence(e_seqs, enforce_sorted=False)
+    t_p = torch.nn.utils.rnn.pack_sequence(t_seqs, enforce_sorted=False)
+    close(e_p.data, t_p.data)
+    e_y, e_len = ember.nn.utils.rnn.pad_packed_sequence(e_p, padding_value=0.5, total_length=7)
+    t_y, t_len = torch.nn.utils.rnn.pad_packed_sequence(t_p, padding_value=0.5, total_length=7)
+    close(e_y, t_y)
+    assert e_len.tolist() == t_len.tolist()
+    with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
+        ember.nn.utils.rnn.pack_sequence(e_seqs)
+    with pytest.raises(ValueError, match="Expected total_length to be at least"):
+        ember.nn.utils.rnn.pad_packed_sequence(e_p, total_length=3)
+    lstm = ember.nn.LSTM(2, 3)
+    with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size"):
+        lstm(ember.ones(4, 1, 5))
+    with pytest.raises(RuntimeError, match="Expected hidden\\[0\\] size"):
+        lstm(ember.ones(4, 1, 2), (ember.zeros(2, 1, 3), ember.zeros(2, 1, 3)))
+    assert tuple(lstm(ember.ones(4, 1, 2))[0].shape) == (4, 1, 3)
+
+
+def test_channel_shuffle_matches_torch():
+    e_mod, t_mod = build("ChannelShuffle(2)")
+    assert repr(e_mod) == repr(t_mod)
+    e_x, t_x = pair(wave(2, 4, 3, 3), requires_grad=True)
+    e_out = e_mod(e_x)
+    close(e_out, t_mod(t_x.detach()))
+    # PyTorch has no derivative for it; the gradient is the weights shuffled back.
+    weights = wave(2, 4, 3, 3, offset=1.0)
+    (e_out * ember.tensor(weights)).sum().backward()
+    back = torch.tensor(weights).reshape(2, 2, 2, 3, 3).transpose(1, 2).reshape(2, 4, 3, 3)
+    close(e_x.grad, back)

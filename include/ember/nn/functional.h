@@ -16,6 +16,7 @@
 #include "ember/nn/options/loss.h"
 #include "ember/nn/options/normalization.h"
 #include "ember/nn/options/padding.h"
+#include "ember/nn/options/pixelshuffle.h"
 #include "ember/nn/options/pooling.h"
 #include "ember/nn/options/upsampling.h"
 #include "ember/ops.h"
@@ -27,6 +28,10 @@ namespace ember::nn {
 EMBER_API Tensor conv2d_with_padding(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                      ExpandingArray<2> stride, const conv_padding_t& padding,
                                      ExpandingArray<2> dilation, int64_t groups);
+// The same for Conv1d's padding option.
+EMBER_API Tensor conv1d_with_padding(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                     ExpandingArray<1> stride, const conv_padding_nd_t<1>& padding,
+                                     ExpandingArray<1> dilation, int64_t groups);
 
 namespace functional {
 
@@ -38,6 +43,24 @@ inline Tensor conv2d(const Tensor& input, const Tensor& weight,
                      const Conv2dFuncOptions& options = {}) {
   return conv2d_with_padding(input, weight, options.bias(), options.stride(), options.padding(),
                              options.dilation(), options.groups());
+}
+
+inline Tensor conv1d(const Tensor& input, const Tensor& weight,
+                     const Conv1dFuncOptions& options = {}) {
+  return conv1d_with_padding(input, weight, options.bias(), options.stride(), options.padding(),
+                             options.dilation(), options.groups());
+}
+
+inline Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
+                               const ConvTranspose1dFuncOptions& options = {}) {
+  return ember::conv_transpose1d(input, weight, options.bias(), options.stride(), options.padding(),
+                                 options.output_padding(), options.groups(), options.dilation());
+}
+
+inline Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                               const ConvTranspose2dFuncOptions& options = {}) {
+  return ember::conv_transpose2d(input, weight, options.bias(), options.stride(), options.padding(),
+                                 options.output_padding(), options.groups(), options.dilation());
 }
 
 inline Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options) {
@@ -64,19 +87,57 @@ inline Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const 
   return ember::batch_norm(input, options.weight(), options.bias(), running_mean, running_var,
                            options.training(), options.momentum().value_or(0.1), options.eps());
 }
+inline Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options) {
+  return ember::group_norm(input, options.num_groups(), options.weight(), options.bias(),
+                           options.eps());
+}
+
+inline Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& options = {}) {
+  return ember::instance_norm(input, options.weight(), options.bias(), options.running_mean(),
+                              options.running_var(), options.use_input_stats(), options.momentum(),
+                              options.eps());
+}
+
 inline Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options) {
   return ember::layer_norm(input, options.normalized_shape(), options.weight(), options.bias(),
                            options.eps());
 }
 
-inline Tensor dropout(Tensor input, const DropoutFuncOptions& options = {}) {
-  Tensor out = ember::dropout(input, options.p(), options.training());
-  if (options.inplace() && !out.is_same(input)) {
+namespace detail {
+// The inplace option of the dropouts: the result written back into the input, untracked.
+inline Tensor dropout_inplace(Tensor& input, const Tensor& out, bool inplace) {
+  if (inplace && !out.is_same(input)) {
     NoGradGuard no_grad;
     input.copy_(out);
     return input;
   }
   return out;
+}
+}  // namespace detail
+
+inline Tensor dropout(Tensor input, const DropoutFuncOptions& options = {}) {
+  return detail::dropout_inplace(input, ember::dropout(input, options.p(), options.training()),
+                                 options.inplace());
+}
+inline Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& options = {}) {
+  return detail::dropout_inplace(
+      input, ember::feature_dropout(input, options.p(), options.training()), options.inplace());
+}
+inline Tensor dropout3d(Tensor input, const Dropout3dFuncOptions& options = {}) {
+  const bool unbatched = input.dim() == 4;
+  Tensor out = ember::feature_dropout(unbatched ? input.unsqueeze(0) : input, options.p(),
+                                      options.training());
+  return detail::dropout_inplace(input, unbatched ? out.squeeze(0) : out, options.inplace());
+}
+inline Tensor alpha_dropout(Tensor input, const AlphaDropoutFuncOptions& options = {}) {
+  return detail::dropout_inplace(
+      input, ember::alpha_dropout(input, options.p(), options.training()), options.inplace());
+}
+inline Tensor feature_alpha_dropout(Tensor input,
+                                    const FeatureAlphaDropoutFuncOptions& options = {}) {
+  return detail::dropout_inplace(
+      input, ember::feature_alpha_dropout(input, options.p(), options.training()),
+      options.inplace());
 }
 
 inline Tensor embedding(const Tensor& input, const Tensor& weight,
@@ -108,6 +169,52 @@ inline Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options = {}) {
   return detail::maybe_inplace(input, ember::hardtanh(input, options.min_val(), options.max_val()),
                                options.inplace());
 }
+inline Tensor relu6(Tensor input, const ReLU6FuncOptions& options = {}) {
+  return detail::maybe_inplace(input, ember::relu6(input), options.inplace());
+}
+inline Tensor selu(Tensor input, const SELUFuncOptions& options = {}) {
+  return detail::maybe_inplace(input, ember::selu(input), options.inplace());
+}
+inline Tensor celu(Tensor input, const CELUFuncOptions& options = {}) {
+  return detail::maybe_inplace(input, ember::celu(input, options.alpha()), options.inplace());
+}
+inline Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options = {}) {
+  return ember::hardshrink(input, options.lambda());
+}
+inline Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options = {}) {
+  return ember::softshrink(input, options.lambda());
+}
+inline Tensor threshold(Tensor input, const ThresholdFuncOptions& options) {
+  return detail::maybe_inplace(input, ember::threshold(input, options.threshold(), options.value()),
+                               options.inplace());
+}
+inline Tensor glu(const Tensor& input, const GLUFuncOptions& options = {}) {
+  return ember::glu(input, options.dim());
+}
+inline Tensor prelu(const Tensor& input, const Tensor& weight) {
+  return ember::prelu(input, weight);
+}
+inline Tensor mish(const Tensor& input) {
+  return ember::mish(input);
+}
+inline Tensor hardswish(const Tensor& input) {
+  return ember::hardswish(input);
+}
+inline Tensor hardsigmoid(const Tensor& input) {
+  return ember::hardsigmoid(input);
+}
+inline Tensor softsign(const Tensor& input) {
+  return ember::softsign(input);
+}
+inline Tensor tanhshrink(const Tensor& input) {
+  return ember::tanhshrink(input);
+}
+inline Tensor logsigmoid(const Tensor& input) {
+  return ember::log_sigmoid(input);
+}
+inline Tensor softmin(const Tensor& input, const SoftminFuncOptions& options) {
+  return ember::softmax(-input, options.dim(), options.dtype());
+}
 inline Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {}) {
   return ember::gelu(input, options.approximate());
 }
@@ -129,6 +236,13 @@ inline Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& opti
 
 // input / max(||input||_p over dim, eps).
 EMBER_API Tensor normalize(const Tensor& input, NormalizeFuncOptions options = {});
+
+inline Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options) {
+  return ember::pixel_shuffle(input, options.upscale_factor());
+}
+inline Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& options) {
+  return ember::pixel_unshuffle(input, options.downscale_factor());
+}
 
 inline Tensor pad(const Tensor& input, const PadFuncOptions& options) {
   return ember::pad(input, options.pad(), enum_name(options.mode()),
@@ -195,6 +309,66 @@ inline Tensor kl_div(const Tensor& input, const Tensor& target,
       : std::holds_alternative<enumtype::kSum>(options.reduction()) ? Reduction::Sum
                                                                     : Reduction::Mean;
   return ember::kl_div(input, target, code, options.log_target());
+}
+
+inline Tensor pairwise_distance(const Tensor& x1, const Tensor& x2,
+                                const PairwiseDistanceFuncOptions& options = {}) {
+  return ember::pairwise_distance(x1, x2, options.p(), options.eps(), options.keepdim());
+}
+inline Tensor huber_loss(const Tensor& input, const Tensor& target,
+                         const HuberLossFuncOptions& options = {}) {
+  return ember::huber_loss(input, target, reduction_code(options.reduction()), options.delta());
+}
+inline Tensor soft_margin_loss(const Tensor& input, const Tensor& target,
+                               const SoftMarginLossFuncOptions& options = {}) {
+  return ember::soft_margin_loss(input, target, reduction_code(options.reduction()));
+}
+inline Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
+                                          const MultilabelSoftMarginLossFuncOptions& options = {}) {
+  return ember::multilabel_soft_margin_loss(input, target, options.weight(),
+                                            reduction_code(options.reduction()));
+}
+inline Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                                     const MultilabelMarginLossFuncOptions& options = {}) {
+  return ember::multilabel_margin_loss(input, target, reduction_code(options.reduction()));
+}
+inline Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
+                                   const HingeEmbeddingLossFuncOptions& options = {}) {
+  return ember::hinge_embedding_loss(input, target, options.margin(),
+                                     reduction_code(options.reduction()));
+}
+inline Tensor multi_margin_loss(const Tensor& input, const Tensor& target,
+                                const MultiMarginLossFuncOptions& options = {}) {
+  return ember::multi_margin_loss(input, target, options.p(), options.margin(), options.weight(),
+                                  reduction_code(options.reduction()));
+}
+inline Tensor poisson_nll_loss(const Tensor& input, const Tensor& target,
+                               const PoissonNLLLossFuncOptions& options = {}) {
+  return ember::poisson_nll_loss(input, target, options.log_input(), options.full(), options.eps(),
+                                 reduction_code(options.reduction()));
+}
+inline Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                                  const MarginRankingLossFuncOptions& options = {}) {
+  return ember::margin_ranking_loss(input1, input2, target, options.margin(),
+                                    reduction_code(options.reduction()));
+}
+inline Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2,
+                                    const Tensor& target,
+                                    const CosineEmbeddingLossFuncOptions& options = {}) {
+  return ember::cosine_embedding_loss(input1, input2, target, options.margin(),
+                                      reduction_code(options.reduction()));
+}
+inline Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive,
+                                  const Tensor& negative,
+                                  const TripletMarginLossFuncOptions& options = {}) {
+  return ember::triplet_margin_loss(anchor, positive, negative, options.margin(), options.p(),
+                                    options.eps(), options.swap(),
+                                    reduction_code(options.reduction()));
+}
+inline Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var,
+                                const GaussianNLLLossFuncOptions& options = {}) {
+  return ember::gaussian_nll_loss(input, target, var, options.full(), options.eps(),
+                                  reduction_code(options.reduction()));
 }
 
 }  // namespace functional

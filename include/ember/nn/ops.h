@@ -30,6 +30,23 @@ EMBER_API Tensor col2im(const Tensor& input, ExpandingArray<2> output_size,
 EMBER_API Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
                         ExpandingArray<2> stride = 1, ExpandingArray<2> padding = 0,
                         ExpandingArray<2> dilation = 1, int64_t groups = 1);
+// 1-D convolution of [N, C, L] (or unbatched [C, L]) with weight [O, C / groups, k].
+EMBER_API Tensor conv1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
+                        ExpandingArray<1> stride = 1, ExpandingArray<1> padding = 0,
+                        ExpandingArray<1> dilation = 1, int64_t groups = 1);
+// Transposed convolutions (the gradient of conv1d/conv2d with respect to its input): weight
+// [C, O / groups, k...], output size (in - 1) * stride - 2 * padding + dilation * (k - 1) +
+// output_padding + 1 per spatial dim. output_padding must be smaller than stride or dilation.
+EMBER_API Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
+                                  const Tensor& bias = {}, ExpandingArray<1> stride = 1,
+                                  ExpandingArray<1> padding = 0,
+                                  ExpandingArray<1> output_padding = 0, int64_t groups = 1,
+                                  ExpandingArray<1> dilation = 1);
+EMBER_API Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                                  const Tensor& bias = {}, ExpandingArray<2> stride = 1,
+                                  ExpandingArray<2> padding = 0,
+                                  ExpandingArray<2> output_padding = 0, int64_t groups = 1,
+                                  ExpandingArray<2> dilation = 1);
 
 // stride defaults to kernel_size.
 EMBER_API Tensor max_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
@@ -56,7 +73,25 @@ EMBER_API Tensor batch_norm(const Tensor& input, const Tensor& weight, const Ten
                             double momentum, double eps);
 EMBER_API Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_shape,
                             const Tensor& weight = {}, const Tensor& bias = {}, double eps = 1e-5);
+// Normalises each group of num_groups channels of each sample over its channels and positions,
+// then scales and shifts per channel.
+EMBER_API Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = {},
+                            const Tensor& bias = {}, double eps = 1e-5);
+// Normalises each channel of each sample over its positions (use_input_stats), or with the
+// running statistics; with use_input_stats and running stats given, updates them in place with
+// `momentum` from the batch's mean over samples.
+EMBER_API Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                               const Tensor& running_mean, const Tensor& running_var,
+                               bool use_input_stats, double momentum, double eps);
 EMBER_API Tensor dropout(const Tensor& input, double p, bool train);
+// Dropout of whole channels: one Bernoulli(1 - p) draw per (sample, channel), broadcast over the
+// positions (Dropout1d/2d/3d).
+EMBER_API Tensor feature_dropout(const Tensor& input, double p, bool train);
+// Dropout that keeps a SELU network's mean and variance: dropped elements become SELU's negative
+// saturation value and the result is scaled and shifted back (AlphaDropout); the feature form
+// drops whole channels (FeatureAlphaDropout).
+EMBER_API Tensor alpha_dropout(const Tensor& input, double p, bool train);
+EMBER_API Tensor feature_alpha_dropout(const Tensor& input, double p, bool train);
 // Rows of weight picked by indices; the padding_idx row (when >= 0) gets no gradient.
 EMBER_API Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
 
@@ -65,6 +100,35 @@ EMBER_API Tensor leaky_relu(const Tensor& input, double negative_slope = 0.01);
 EMBER_API Tensor elu(const Tensor& input, double alpha = 1.0);
 EMBER_API Tensor softplus(const Tensor& input, double beta = 1.0, double threshold = 20.0);
 EMBER_API Tensor hardtanh(const Tensor& input, double min_val = -1.0, double max_val = 1.0);
+EMBER_API Tensor relu6(const Tensor& input);
+// x * relu6(x + 3) / 6 and relu6(x + 3) / 6 (MobileNetV3).
+EMBER_API Tensor hardswish(const Tensor& input);
+EMBER_API Tensor hardsigmoid(const Tensor& input);
+// x * tanh(softplus(x)).
+EMBER_API Tensor mish(const Tensor& input);
+// scale * elu(x, alpha) with PyTorch's self-normalising constants.
+EMBER_API Tensor selu(const Tensor& input);
+// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+EMBER_API Tensor celu(const Tensor& input, double alpha = 1.0);
+EMBER_API Tensor softsign(const Tensor& input);
+EMBER_API Tensor tanhshrink(const Tensor& input);
+// x where |x| > lambd, else 0.
+EMBER_API Tensor hardshrink(const Tensor& input, double lambd = 0.5);
+// x - lambd above lambd, x + lambd below -lambd, else 0.
+EMBER_API Tensor softshrink(const Tensor& input, double lambd = 0.5);
+EMBER_API Tensor log_sigmoid(const Tensor& input);
+// x where x > threshold, else value.
+EMBER_API Tensor threshold(const Tensor& input, double threshold, double value);
+// The first half of `dim` times the sigmoid of the second half.
+EMBER_API Tensor glu(const Tensor& input, int64_t dim = -1);
+// leaky_relu with a learned slope per channel (dim 1), or one slope for all.
+EMBER_API Tensor prelu(const Tensor& input, const Tensor& weight);
+
+// [*, C * r * r, H, W] -> [*, C, H * r, W * r] (sub-pixel convolution, Shi et al. 2016) and back.
+EMBER_API Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor);
+EMBER_API Tensor pixel_unshuffle(const Tensor& input, int64_t downscale_factor);
+// [N, C, *]: the channels of each of `groups` groups interleaved (ShuffleNet).
+EMBER_API Tensor channel_shuffle(const Tensor& input, int64_t groups);
 
 // Pads the last pad.size() / 2 dims: pad = (left, right) of the last dim, then (top, bottom) of
 // the one before, ... mode: "constant" (value; negative amounts crop), "reflect", "replicate",
@@ -105,5 +169,54 @@ EMBER_API Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
 // KL(target || exp(input)) pointwise: input holds log-probabilities.
 EMBER_API Tensor kl_div(const Tensor& input, const Tensor& target,
                         int64_t reduction = Reduction::Mean, bool log_target = false);
+
+// Quadratic below delta, linear above (smooth_l1_loss times beta = delta).
+EMBER_API Tensor huber_loss(const Tensor& input, const Tensor& target,
+                            int64_t reduction = Reduction::Mean, double delta = 1.0);
+// log(1 + exp(-target * input)) for targets of +-1.
+EMBER_API Tensor soft_margin_loss(const Tensor& input, const Tensor& target,
+                                  int64_t reduction = Reduction::Mean);
+// Per sample the mean over classes of the binary cross entropy of sigmoid(input) (targets 0/1).
+EMBER_API Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target,
+                                             const Tensor& weight = {},
+                                             int64_t reduction = Reduction::Mean);
+// max(0, -target * (input1 - input2) + margin).
+EMBER_API Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2,
+                                     const Tensor& target, double margin = 0.0,
+                                     int64_t reduction = Reduction::Mean);
+// input where target is 1, max(0, margin - input) where it is -1.
+EMBER_API Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
+                                      double margin = 1.0, int64_t reduction = Reduction::Mean);
+// 1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1.
+EMBER_API Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2,
+                                       const Tensor& target, double margin = 0.0,
+                                       int64_t reduction = Reduction::Mean);
+// ||x1 - x2 + eps||_p over the last dim.
+EMBER_API Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p = 2.0,
+                                   double eps = 1e-6, bool keepdim = false);
+// max(0, margin + d(anchor, positive) - d(anchor, negative)); with swap, d(anchor, negative) is
+// the smaller of it and d(positive, negative).
+EMBER_API Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive,
+                                     const Tensor& negative, double margin = 1.0, double p = 2.0,
+                                     double eps = 1e-6, bool swap = false,
+                                     int64_t reduction = Reduction::Mean);
+// Per sample, the mean over the other classes j of max(0, margin - x[y] + x[j])^p (p 1 or 2).
+EMBER_API Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p = 1,
+                                   double margin = 1.0, const Tensor& weight = {},
+                                   int64_t reduction = Reduction::Mean);
+// Per sample, target lists class indices up to the first -1; the mean over classes of
+// max(0, 1 - (x[j] - x[i])) summed over listed j and unlisted i.
+EMBER_API Tensor multilabel_margin_loss(const Tensor& input, const Tensor& target,
+                                        int64_t reduction = Reduction::Mean);
+// Negative log likelihood of target under Poisson(exp(input)) (log_input) or Poisson(input);
+// full adds Stirling's approximation of log(target!).
+EMBER_API Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input = true,
+                                  bool full = false, double eps = 1e-8,
+                                  int64_t reduction = Reduction::Mean);
+// Negative log likelihood of target under Normal(input, var), var clamped to eps (the clamp
+// passes gradients through, as PyTorch's).
+EMBER_API Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var,
+                                   bool full = false, double eps = 1e-6,
+                                   int64_t reduction = Reduction::Mean);
 
 }  // namespace ember

@@ -4,11 +4,20 @@ from .. import _C
 from .._C import _nn
 
 linear = _nn.linear
+conv1d = _nn.conv1d
 conv2d = _nn.conv2d
+conv_transpose1d = _nn.conv_transpose1d
+conv_transpose2d = _nn.conv_transpose2d
 adaptive_avg_pool2d = _nn.adaptive_avg_pool2d
 layer_norm = _nn.layer_norm
+group_norm = _nn.group_norm
+instance_norm = _nn.instance_norm
 one_hot = _nn.one_hot
 pad = _nn.pad
+interpolate = _nn.interpolate
+pixel_shuffle = _nn.pixel_shuffle
+pixel_unshuffle = _nn.pixel_unshuffle
+channel_shuffle = _nn.channel_shuffle
 cosine_similarity = _nn.cosine_similarity
 
 
@@ -55,7 +64,7 @@ def relu_(input):
 
 
 def relu6(input, inplace=False):
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return _maybe_inplace(input, _nn.relu6(input), inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -96,6 +105,47 @@ def silu(input, inplace=False):
     return input.copy_(out) if inplace else out
 
 
+def _maybe_inplace(input, out, inplace):
+    return input.copy_(out) if inplace else out
+
+
+def hardswish(input, inplace=False):
+    return _maybe_inplace(input, _nn.hardswish(input), inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _maybe_inplace(input, _nn.hardsigmoid(input), inplace)
+
+
+def mish(input, inplace=False):
+    return _maybe_inplace(input, _nn.mish(input), inplace)
+
+
+def selu(input, inplace=False):
+    return _maybe_inplace(input, _nn.selu(input), inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _maybe_inplace(input, _nn.celu(input, alpha), inplace)
+
+
+def threshold(input, threshold, value, inplace=False):
+    return _maybe_inplace(input, _nn.threshold(input, threshold, value), inplace)
+
+
+softsign = _nn.softsign
+tanhshrink = _nn.tanhshrink
+logsigmoid = _nn.logsigmoid
+hardshrink = _nn.hardshrink
+softshrink = _nn.softshrink
+glu = _nn.glu
+prelu = _nn.prelu
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return _nn.softmax(-input, _implicit_dim(input.dim()) if dim is None else dim, dtype)
+
+
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _nn.softmax(input, _implicit_dim(input.dim()) if dim is None else dim, dtype)
 
@@ -122,6 +172,42 @@ def dropout(input, p=0.5, training=True, inplace=False):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     out = _nn.dropout(input, p, training)
     return input.copy_(out) if inplace and training else out
+
+
+def _feature_dropout(input, p, training, inplace, unbatched_dims):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    unbatched = input.dim() == unbatched_dims
+    out = _nn.feature_dropout(input.unsqueeze(0) if unbatched else input, p, training)
+    out = out.squeeze(0) if unbatched else out
+    return _maybe_inplace(input, out, inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError("dropout1d: Expected 2D or 3D input, but received a "
+                           f"{input.dim()}D input")
+    return _feature_dropout(input, p, training, inplace, 2)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, -1)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 4)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _maybe_inplace(input, _nn.alpha_dropout(input, p, training), inplace)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _maybe_inplace(input, _nn.feature_alpha_dropout(input, p, training), inplace)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -194,3 +280,71 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _nn.kl_div(input, target, reduction, log_target)
 
 
+
+
+# ---- the margin, ranking, embedding and count losses ----
+pairwise_distance = _nn.pairwise_distance
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    return _nn.huber_loss(input, target, _checked_reduction(reduction), delta)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _nn.soft_margin_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    return _nn.multilabel_soft_margin_loss(input, target, weight,
+                                           _reduction(size_average, reduce, reduction))
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _nn.multilabel_margin_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    return _nn.hinge_embedding_loss(input, target, margin,
+                                    _reduction(size_average, reduce, reduction))
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    return _nn.multi_margin_loss(input, target, p, margin, weight,
+                                 _reduction(size_average, reduce, reduction))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    return _nn.poisson_nll_loss(input, target, log_input, full, eps,
+                                _reduction(size_average, reduce, reduction))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    return _nn.margin_ranking_loss(input1, input2, target, margin,
+                                   _reduction(size_average, reduce, reduction))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    return _nn.cosine_embedding_loss(input1, input2, target, margin,
+                                     _reduction(size_average, reduce, reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    return _nn.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                   _reduction(size_average, reduce, reduction))
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if var.shape != input.shape and not (
+            tuple(input.shape[:-1]) == tuple(var.shape) or
+            (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1)):
+        raise ValueError("var is of incorrect size")
+    if bool((var < 0).any()):  # PyTorch checks this on the host too
+        raise ValueError("var has negative entry/entries")
+    return _nn.gaussian_nll_loss(input, target, var, full, eps, _checked_reduction(reduction))

@@ -1,6 +1,7 @@
 #pragma once
 // Activation layers: ReLU, LeakyReLU, ELU, Softplus, Hardtanh, GELU, SiLU, Sigmoid, Tanh,
-// Softmax, LogSoftmax.
+// Softmax, LogSoftmax, ReLU6, SELU, CELU, Hardshrink, Softshrink, Threshold, GLU, PReLU, Softmin,
+// Mish, Hardswish, Hardsigmoid, Softsign, Tanhshrink, LogSigmoid.
 #include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/activation.h"
@@ -113,5 +114,77 @@ class EMBER_API LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
   LogSoftmaxOptions options;
 };
 EMBER_MODULE(LogSoftmax);
+
+// A module with options: forward(input) and libtorch's printout.
+#define EMBER_ACTIVATION_WITH_OPTIONS(Name, Input)            \
+  class EMBER_API Name##Impl : public Cloneable<Name##Impl> { \
+   public:                                                    \
+    explicit Name##Impl(const Name##Options& options_ = {});  \
+    void reset() override;                                    \
+    Tensor forward(Input input);                              \
+    void pretty_print(std::ostream& stream) const override;   \
+    Name##Options options;                                    \
+  };                                                          \
+  EMBER_MODULE(Name)
+// A module without options: forward(input) and its name as printout.
+#define EMBER_ACTIVATION(Name)                                \
+  class EMBER_API Name##Impl : public Cloneable<Name##Impl> { \
+   public:                                                    \
+    void reset() override {}                                  \
+    Tensor forward(const Tensor& input);                      \
+    void pretty_print(std::ostream& stream) const override;   \
+  };                                                          \
+  EMBER_MODULE(Name)
+
+EMBER_ACTIVATION_WITH_OPTIONS(ReLU6, Tensor);
+EMBER_ACTIVATION_WITH_OPTIONS(SELU, Tensor);
+EMBER_ACTIVATION_WITH_OPTIONS(CELU, Tensor);
+EMBER_ACTIVATION_WITH_OPTIONS(Hardshrink, const Tensor&);
+EMBER_ACTIVATION_WITH_OPTIONS(Softshrink, const Tensor&);
+EMBER_ACTIVATION_WITH_OPTIONS(GLU, const Tensor&);
+EMBER_ACTIVATION(Mish);
+EMBER_ACTIVATION(Hardswish);
+EMBER_ACTIVATION(Hardsigmoid);
+EMBER_ACTIVATION(Softsign);
+EMBER_ACTIVATION(Tanhshrink);
+EMBER_ACTIVATION(LogSigmoid);
+#undef EMBER_ACTIVATION
+#undef EMBER_ACTIVATION_WITH_OPTIONS
+
+class EMBER_API ThresholdImpl : public Cloneable<ThresholdImpl> {
+ public:
+  ThresholdImpl(double threshold, double value)
+      : ThresholdImpl(ThresholdOptions(threshold, value)) {}
+  explicit ThresholdImpl(const ThresholdOptions& options_) : options(options_) {}
+  void reset() override {}
+  Tensor forward(Tensor input);
+  void pretty_print(std::ostream& stream) const override;
+  ThresholdOptions options;
+};
+EMBER_MODULE(Threshold);
+
+class EMBER_API SoftminImpl : public Cloneable<SoftminImpl> {
+ public:
+  explicit SoftminImpl(int64_t dim) : SoftminImpl(SoftminOptions(dim)) {}
+  explicit SoftminImpl(const SoftminOptions& options_) : options(options_) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  SoftminOptions options;
+};
+EMBER_MODULE(Softmin);
+
+// leaky_relu with learned slopes: `weight` holds num_parameters of them, each starting at init.
+class EMBER_API PReLUImpl : public Cloneable<PReLUImpl> {
+ public:
+  explicit PReLUImpl(const PReLUOptions& options_ = {});
+  void reset() override;
+  void reset_parameters();
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  PReLUOptions options;
+  Tensor weight;  // [num_parameters]
+};
+EMBER_MODULE(PReLU);
 
 }  // namespace ember::nn

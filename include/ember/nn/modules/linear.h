@@ -35,4 +35,25 @@ class EMBER_API FlattenImpl : public Cloneable<FlattenImpl> {
 };
 EMBER_MODULE(Flatten);
 
+class EMBER_API UnflattenImpl : public Cloneable<UnflattenImpl> {
+ public:
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes)
+      : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
+  explicit UnflattenImpl(const UnflattenOptions& options_) : options(options_) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  UnflattenOptions options;
+};
+EMBER_MODULE(Unflatten);
+
+// Returns its input; a placeholder where a layer is optional.
+class EMBER_API IdentityImpl : public Cloneable<IdentityImpl> {
+ public:
+  void reset() override {}
+  Tensor forward(const Tensor& input) { return input; }
+  void pretty_print(std::ostream& stream) const override;
+};
+EMBER_MODULE(Identity);
+
 }  // namespace ember::nn

@@ -91,4 +91,32 @@ class EMBER_API KLDivLossImpl : public Cloneable<KLDivLossImpl> {
 };
 EMBER_MODULE(KLDivLoss);
 
+// A loss module over its function: forward(Args...) and libtorch's printout.
+#define EMBER_LOSS_MODULE(Name, ...)                                               \
+  class EMBER_API Name##Impl : public Cloneable<Name##Impl> {                      \
+   public:                                                                         \
+    void reset() override {}                                                       \
+    explicit Name##Impl(const Name##Options& options_ = {}) : options(options_) {} \
+    Tensor forward(__VA_ARGS__);                                                   \
+    void pretty_print(std::ostream& stream) const override;                        \
+    Name##Options options;                                                         \
+  };                                                                               \
+  EMBER_MODULE(Name)
+
+EMBER_LOSS_MODULE(HuberLoss, const Tensor& input, const Tensor& target);
+EMBER_LOSS_MODULE(SoftMarginLoss, const Tensor& input, const Tensor& target);
+EMBER_LOSS_MODULE(MultiLabelSoftMarginLoss, const Tensor& input, const Tensor& target);
+EMBER_LOSS_MODULE(MultiLabelMarginLoss, const Tensor& input, const Tensor& target);
+EMBER_LOSS_MODULE(HingeEmbeddingLoss, const Tensor& input, const Tensor& target);
+EMBER_LOSS_MODULE(MultiMarginLoss, const Tensor& input, const Tensor& target);
+EMBER_LOSS_MODULE(PoissonNLLLoss, const Tensor& log_input, const Tensor& target);
+EMBER_LOSS_MODULE(MarginRankingLoss, const Tensor& input1, const Tensor& input2,
+                  const Tensor& target);
+EMBER_LOSS_MODULE(CosineEmbeddingLoss, const Tensor& input1, const Tensor& input2,
+                  const Tensor& target);
+EMBER_LOSS_MODULE(TripletMarginLoss, const Tensor& anchor, const Tensor& positive,
+                  const Tensor& negative);
+EMBER_LOSS_MODULE(GaussianNLLLoss, const Tensor& input, const Tensor& target, const Tensor& var);
+#undef EMBER_LOSS_MODULE
+
 }  // namespace ember::nn

@@ -1,5 +1,5 @@
 #pragma once
-// LayerNorm over the trailing normalized_shape dimensions.
+// LayerNorm over the trailing normalized_shape dimensions; GroupNorm over groups of channels.
 #include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/normalization.h"
@@ -22,5 +22,20 @@ class EMBER_API LayerNormImpl : public Cloneable<LayerNormImpl> {
   Tensor weight, bias;  // normalized_shape, when elementwise_affine
 };
 EMBER_MODULE(LayerNorm);
+
+class EMBER_API GroupNormImpl : public Cloneable<GroupNormImpl> {
+ public:
+  GroupNormImpl(int64_t num_groups, int64_t num_channels)
+      : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  explicit GroupNormImpl(const GroupNormOptions& options);
+  void reset() override;
+  void reset_parameters();
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+
+  GroupNormOptions options;
+  Tensor weight, bias;  // [num_channels], when affine
+};
+EMBER_MODULE(GroupNorm);
 
 }  // namespace ember::nn

@@ -16,6 +16,7 @@
 #include "ember/nn/module.h"
 #include "ember/nn/options/rnn.h"
 #include "ember/nn/pimpl.h"
+#include "ember/nn/utils/rnn.h"
 
 namespace ember::nn {
 
@@ -52,11 +53,19 @@ class RNNImplBase : public Cloneable<Derived> {
 
 // The sequence [T, B, I] (time-major, batched) through every layer and direction from the
 // initial states h0 (and c0 for LSTM), each [layers * directions, B, H]. Returns the last layer's
-// output [T, B, H * directions] and the final states.
+// output [T, B, H * directions] and the final states. With batch_sizes (a packed batch, sorted
+// longest first, padded), step t runs the first batch_sizes[t] sequences only; the output is zero
+// past each sequence's end and the final states are each sequence's own last ones.
 EMBER_API std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& options,
                                                      const std::vector<Tensor>& weights,
                                                      bool training, const Tensor& input,
-                                                     const Tensor& h0, const Tensor& c0);
+                                                     const Tensor& h0, const Tensor& c0,
+                                                     const std::vector<int64_t>& batch_sizes = {});
+// A packed batch through run_rnn: the output packed as the input, and the final states in the
+// caller's batch order (hx and cx, when given, are in that order too, as PyTorch's).
+EMBER_API std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> run_rnn_packed(
+    const RNNOptionsBase& options, const std::vector<Tensor>& weights, bool training,
+    const utils::rnn::PackedSequence& packed, const Tensor& hx, const Tensor& cx, const char* name);
 
 // The base of the cells: weight_ih, weight_hh, bias_ih, bias_hh.
 template <typename Derived>
@@ -92,6 +101,9 @@ class EMBER_API RNNImpl : public detail::RNNImplBase<RNNImpl> {
   explicit RNNImpl(const RNNOptions& options);
   // (output, h_n).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  // A packed batch: the output packed the same way; h_n in the caller's batch order.
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
   RNNOptions options;
 };
 EMBER_MODULE(RNN);
@@ -104,6 +116,9 @@ class EMBER_API LSTMImpl : public detail::RNNImplBase<LSTMImpl> {
   // (output, (h_n, c_n)); hx_opt is (h_0, c_0), zeros when not given.
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(
       const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input,
+      std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
   LSTMOptions options;
 };
 EMBER_MODULE(LSTM);
@@ -114,6 +129,8 @@ class EMBER_API GRUImpl : public detail::RNNImplBase<GRUImpl> {
   explicit GRUImpl(const GRUOptions& options);
   // (output, h_n).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
   GRUOptions options;
 };
 EMBER_MODULE(GRU);

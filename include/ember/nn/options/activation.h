@@ -50,6 +50,54 @@ struct HardtanhOptions {
   EMBER_ARG(bool, inplace) = false;
 };
 
+struct ReLU6Options {
+  ReLU6Options(bool inplace = false) : inplace_(inplace) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(bool, inplace);
+};
+
+struct SELUOptions {
+  SELUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(bool, inplace);
+};
+
+struct CELUOptions {
+  EMBER_ARG(double, alpha) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+
+// Hardshrink and Softshrink: libtorch names the threshold `lambda`.
+struct HardshrinkOptions {
+  HardshrinkOptions(double lambda = 0.5) : lambda_(lambda) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(double, lambda);
+};
+struct SoftshrinkOptions {
+  SoftshrinkOptions(double lambda = 0.5) : lambda_(lambda) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(double, lambda);
+};
+
+struct ThresholdOptions {
+  ThresholdOptions(double threshold, double value) : threshold_(threshold), value_(value) {}
+  EMBER_ARG(double, threshold);
+  EMBER_ARG(double, value);
+  EMBER_ARG(bool, inplace) = false;
+};
+
+struct GLUOptions {
+  GLUOptions(int64_t dim = -1) : dim_(dim) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(int64_t, dim);
+};
+
+// PReLU: num_parameters slopes (1, or one per channel), each starting at init.
+struct PReLUOptions {
+  EMBER_ARG(int64_t, num_parameters) = 1;
+  EMBER_ARG(double, init) = 0.25;
+};
+
+struct SoftminOptions {
+  SoftminOptions(int64_t dim) : dim_(dim) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(int64_t, dim);
+};
+
 namespace functional {
 using ReLUFuncOptions = ReLUOptions;
 using LeakyReLUFuncOptions = LeakyReLUOptions;
@@ -57,6 +105,18 @@ using ELUFuncOptions = ELUOptions;
 using SoftplusFuncOptions = SoftplusOptions;
 using HardtanhFuncOptions = HardtanhOptions;
 using GELUFuncOptions = GELUOptions;
+using ReLU6FuncOptions = ReLU6Options;
+using SELUFuncOptions = SELUOptions;
+using CELUFuncOptions = CELUOptions;
+using HardshrinkFuncOptions = HardshrinkOptions;
+using SoftshrinkFuncOptions = SoftshrinkOptions;
+using ThresholdFuncOptions = ThresholdOptions;
+using GLUFuncOptions = GLUOptions;
+struct SoftminFuncOptions {
+  SoftminFuncOptions(int64_t dim) : dim_(dim) {}  // NOLINT
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
+};
 struct SoftmaxFuncOptions {
   SoftmaxFuncOptions(int64_t dim) : dim_(dim) {}  // NOLINT
   EMBER_ARG(int64_t, dim);

@@ -1,5 +1,5 @@
 #pragma once
-// Options of CosineSimilarity and F::cosine_similarity.
+// Options of CosineSimilarity, PairwiseDistance and their functional forms.
 #include <cstdint>
 
 #include "ember/nn/arg.h"
@@ -12,8 +12,16 @@ struct CosineSimilarityOptions {
   EMBER_ARG(double, eps) = 1e-8;
 };
 
+struct PairwiseDistanceOptions {
+  EMBER_ARG(double, p) = 2.0;
+  // Added to the difference before the norm, so that equal inputs have a gradient.
+  EMBER_ARG(double, eps) = 1e-6;
+  EMBER_ARG(bool, keepdim) = false;
+};
+
 namespace functional {
 using CosineSimilarityFuncOptions = CosineSimilarityOptions;
+using PairwiseDistanceFuncOptions = PairwiseDistanceOptions;
 }  // namespace functional
 
 }  // namespace ember::nn

@@ -16,6 +16,16 @@ struct DropoutFuncOptions {
   EMBER_ARG(bool, training) = true;
   EMBER_ARG(bool, inplace) = false;
 };
+using Dropout1dFuncOptions = DropoutFuncOptions;
+using Dropout2dFuncOptions = DropoutFuncOptions;
+using Dropout3dFuncOptions = DropoutFuncOptions;
+// As libtorch: the alpha dropouts default to training=false.
+struct AlphaDropoutFuncOptions {
+  EMBER_ARG(double, p) = 0.5;
+  EMBER_ARG(bool, training) = false;
+  EMBER_ARG(bool, inplace) = false;
+};
+using FeatureAlphaDropoutFuncOptions = AlphaDropoutFuncOptions;
 }  // namespace functional
 
 }  // namespace ember::nn

@@ -1,6 +1,7 @@
 #pragma once
-// Options of Linear, Flatten and F::linear-style functions.
+// Options of Linear, Flatten, Unflatten and F::linear-style functions.
 #include <cstdint>
+#include <vector>
 
 #include "ember/nn/arg.h"
 
@@ -17,6 +18,13 @@ struct LinearOptions {
 struct FlattenOptions {
   EMBER_ARG(int64_t, start_dim) = 1;
   EMBER_ARG(int64_t, end_dim) = -1;
+};
+
+// Unflatten: dim becomes the dims `sizes` (one of them may be -1).
+struct UnflattenOptions {
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  EMBER_ARG(int64_t, dim);
+  EMBER_ARG(std::vector<int64_t>, sizes);
 };
 
 }  // namespace ember::nn

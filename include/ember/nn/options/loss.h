@@ -83,6 +83,72 @@ struct KLDivLossOptions {
   EMBER_ARG(bool, log_target) = false;
 };
 
+struct HuberLossOptions {
+  EMBER_REDUCTION_CTORS(HuberLossOptions)
+  EMBER_ARG(reduction_t, reduction) = kMean;
+  EMBER_ARG(double, delta) = 1.0;
+};
+
+struct SoftMarginLossOptions {
+  EMBER_REDUCTION_CTORS(SoftMarginLossOptions)
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+struct MultiLabelSoftMarginLossOptions {
+  EMBER_REDUCTION_CTORS(MultiLabelSoftMarginLossOptions)
+  // Per-class weights, shape [C].
+  EMBER_ARG(Tensor, weight);
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+struct MultiLabelMarginLossOptions {
+  EMBER_REDUCTION_CTORS(MultiLabelMarginLossOptions)
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+struct MarginRankingLossOptions {
+  EMBER_ARG(double, margin) = 0;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+struct HingeEmbeddingLossOptions {
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+struct CosineEmbeddingLossOptions {
+  EMBER_ARG(double, margin) = 0.0;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+struct TripletMarginLossOptions {
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(double, p) = 2.0;
+  EMBER_ARG(double, eps) = 1e-6;
+  EMBER_ARG(bool, swap) = false;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+struct MultiMarginLossOptions {
+  EMBER_ARG(int64_t, p) = 1;
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(Tensor, weight);
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+struct PoissonNLLLossOptions {
+  EMBER_ARG(bool, log_input) = true;
+  EMBER_ARG(bool, full) = false;
+  EMBER_ARG(double, eps) = 1e-8;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
+struct GaussianNLLLossOptions {
+  EMBER_ARG(bool, full) = false;
+  EMBER_ARG(double, eps) = 1e-6;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
 #undef EMBER_REDUCTION_CTORS
 
 namespace functional {
@@ -94,6 +160,17 @@ using BinaryCrossEntropyWithLogitsFuncOptions = BCEWithLogitsLossOptions;
 using BinaryCrossEntropyFuncOptions = BCELossOptions;
 using SmoothL1LossFuncOptions = SmoothL1LossOptions;
 using KLDivFuncOptions = KLDivLossOptions;
+using HuberLossFuncOptions = HuberLossOptions;
+using SoftMarginLossFuncOptions = SoftMarginLossOptions;
+using MultilabelSoftMarginLossFuncOptions = MultiLabelSoftMarginLossOptions;
+using MultilabelMarginLossFuncOptions = MultiLabelMarginLossOptions;
+using MarginRankingLossFuncOptions = MarginRankingLossOptions;
+using HingeEmbeddingLossFuncOptions = HingeEmbeddingLossOptions;
+using CosineEmbeddingLossFuncOptions = CosineEmbeddingLossOptions;
+using TripletMarginLossFuncOptions = TripletMarginLossOptions;
+using MultiMarginLossFuncOptions = MultiMarginLossOptions;
+using PoissonNLLLossFuncOptions = PoissonNLLLossOptions;
+using GaussianNLLLossFuncOptions = GaussianNLLLossOptions;
 }  // namespace functional
 
 }  // namespace ember::nn

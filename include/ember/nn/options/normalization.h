@@ -1,5 +1,5 @@
 #pragma once
-// Options of BatchNorm1d/2d, LayerNorm and their functional forms.
+// Options of BatchNorm1d/2d, LayerNorm, GroupNorm, InstanceNorm1d/2d and their functional forms.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -30,6 +30,29 @@ struct LayerNormOptions {
   EMBER_ARG(bool, elementwise_affine) = true;
 };
 
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels)
+      : num_groups_(num_groups), num_channels_(num_channels) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(int64_t, num_channels);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, affine) = true;
+};
+
+// InstanceNorm normalises each sample's channel over its spatial positions; without
+// track_running_stats (the default) it uses those statistics in eval mode too.
+struct InstanceNormOptions {
+  InstanceNormOptions(int64_t num_features)  // NOLINT: implicit as in libtorch
+      : num_features_(num_features) {}
+  EMBER_ARG(int64_t, num_features);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(double, momentum) = 0.1;
+  EMBER_ARG(bool, affine) = false;
+  EMBER_ARG(bool, track_running_stats) = false;
+};
+using InstanceNorm1dOptions = InstanceNormOptions;
+using InstanceNorm2dOptions = InstanceNormOptions;
+
 namespace functional {
 struct BatchNormFuncOptions {
   EMBER_ARG(Tensor, weight);
@@ -45,6 +68,25 @@ struct LayerNormFuncOptions {
   EMBER_ARG(std::vector<int64_t>, normalized_shape);
   EMBER_ARG(Tensor, weight);
   EMBER_ARG(Tensor, bias);
+  EMBER_ARG(double, eps) = 1e-5;
+};
+
+struct GroupNormFuncOptions {
+  GroupNormFuncOptions(int64_t num_groups)  // NOLINT: implicit as in libtorch
+      : num_groups_(num_groups) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(Tensor, weight);
+  EMBER_ARG(Tensor, bias);
+  EMBER_ARG(double, eps) = 1e-5;
+};
+
+struct InstanceNormFuncOptions {
+  EMBER_ARG(Tensor, running_mean);
+  EMBER_ARG(Tensor, running_var);
+  EMBER_ARG(Tensor, weight);
+  EMBER_ARG(Tensor, bias);
+  EMBER_ARG(bool, use_input_stats) = true;
+  EMBER_ARG(double, momentum) = 0.1;
   EMBER_ARG(double, eps) = 1e-5;
 };
 

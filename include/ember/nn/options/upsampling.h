@@ -1,5 +1,5 @@
 #pragma once
-// Options of F::interpolate.
+// Options of Upsample and F::interpolate.
 #include <cstdint>
 #include <optional>
 #include <variant>
@@ -7,6 +7,20 @@
 
 #include "ember/nn/arg.h"
 #include "ember/nn/enum.h"
+
+namespace ember::nn {
+
+// Upsample: F::interpolate as a module, by size or scale_factor (exactly one of the two).
+struct UpsampleOptions {
+  using mode_t = std::variant<enumtype::kNearest, enumtype::kLinear, enumtype::kBilinear,
+                              enumtype::kBicubic, enumtype::kTrilinear>;
+  EMBER_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
+  EMBER_ARG(std::optional<std::vector<double>>, scale_factor) = std::nullopt;
+  EMBER_ARG(mode_t, mode) = kNearest;
+  EMBER_ARG(std::optional<bool>, align_corners) = std::nullopt;
+};
+
+}  // namespace ember::nn
 
 namespace ember::nn::functional {
 

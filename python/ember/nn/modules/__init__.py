@@ -1,14 +1,28 @@
 """The layers of ember.nn, one file per family."""
 from .module import Module  # noqa: F401
 from .linear import Identity, Linear  # noqa: F401
-from .conv import Conv2d  # noqa: F401
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d  # noqa: F401
 from .pooling import MaxPool2d, AvgPool2d, AdaptiveAvgPool2d  # noqa: F401
 from .activation import (ReLU, LeakyReLU, ELU, Sigmoid, Tanh, SiLU, GELU, Softplus,  # noqa: F401
-                         Softmax, LogSoftmax)
-from .dropout import Dropout  # noqa: F401
-from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm  # noqa: F401
+                         Softmax, LogSoftmax, Softmin, ReLU6, SELU, CELU, Mish, Hardswish,
+                         Hardsigmoid, Threshold, Hardshrink, Softshrink, GLU, PReLU, Softsign,
+                         Tanhshrink, LogSigmoid)
+from .dropout import (Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,  # noqa: F401
+                      FeatureAlphaDropout)
+from .normalization import (BatchNorm1d, BatchNorm2d, InstanceNorm1d,  # noqa: F401
+                            InstanceNorm2d, LayerNorm, GroupNorm)
 from .sparse import Embedding  # noqa: F401
-from .flatten import Flatten  # noqa: F401
+from .flatten import Flatten, Unflatten  # noqa: F401
+from .padding import (ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,  # noqa: F401
+                      ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ConstantPad1d,
+                      ConstantPad2d, ConstantPad3d, ZeroPad2d)
+from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle  # noqa: F401
+from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d  # noqa: F401
 from .container import Sequential, ModuleList, ModuleDict  # noqa: F401
 from .loss import (MSELoss, L1Loss, SmoothL1Loss, KLDivLoss, NLLLoss,  # noqa: F401
-                   CrossEntropyLoss, BCELoss, BCEWithLogitsLoss)
+                   CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, HuberLoss, SoftMarginLoss,
+                   MultiLabelSoftMarginLoss, MultiLabelMarginLoss, HingeEmbeddingLoss,
+                   MultiMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,
+                   CosineEmbeddingLoss, TripletMarginLoss)
+from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
+from .rnn import RNNBase, RNN, LSTM, GRU  # noqa: F401

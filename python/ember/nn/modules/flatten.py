@@ -1,4 +1,4 @@
-"""Flatten: dims start_dim..end_dim into one."""
+"""Flatten: dims start_dim..end_dim into one; Unflatten: one dim into several."""
 from .module import Module
 
 
@@ -13,3 +13,16 @@ class Flatten(Module):
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

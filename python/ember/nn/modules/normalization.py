@@ -1,4 +1,4 @@
-"""BatchNorm1d/2d (running statistics as buffers) and LayerNorm."""
+"""BatchNorm1d/2d, InstanceNorm1d/2d (running statistics as buffers), LayerNorm, GroupNorm."""
 from ... import _C
 from ..._C import _nn
 from .. import init
@@ -73,6 +73,64 @@ class BatchNorm1d(_BatchNorm):
 
 class BatchNorm2d(_BatchNorm):
     _expected_dims = (4,)
+
+
+class _InstanceNorm(_BatchNorm):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+
+    def forward(self, input):
+        if input.dim() not in self._expected_dims:
+            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_dims)} "
+                             f"input (got {input.dim()}D input)")
+        feature_dim = input.dim() - self._expected_dims[0]
+        if input.shape[feature_dim] != self.num_features and self.affine:
+            raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                             f"({self.num_features}), but got: {input.shape[feature_dim]}.")
+        batched = input.dim() == self._expected_dims[1]
+        # num_batches_tracked is kept for state dicts but, as in PyTorch, never counted.
+        out = _nn.instance_norm(input if batched else input.unsqueeze(0), self.running_mean,
+                                self.running_var, self.weight, self.bias,
+                                self.training or not self.track_running_stats, self.momentum,
+                                self.eps)
+        return out if batched else out.squeeze(0)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _expected_dims = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _expected_dims = (3, 4)
+
+
+class GroupNorm(Module):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(_C.ones(num_channels, device=device, dtype=dtype))
+            self.bias = Parameter(_C.zeros(num_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self):
+        if self.affine:
+            init.ones_(self.weight)
+            init.zeros_(self.bias)
+
+    def forward(self, input):
+        return _nn.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
 
 
 class LayerNorm(Module):

@@ -1,0 +1,75 @@
+// group_norm and GroupNorm: layer_norm over each sample's groups of channels (one row per
+// (sample, group)), then a per-channel scale and shift. Autograd and every device follow from
+// layer_norm and the elementwise ops.
+#include "ember/nn/init.h"
+#include "ember/nn/modules/normalization.h"
+#include "ember/nn/ops.h"
+#include "ember/ops.h"
+#include "nn/describe.h"
+
+namespace ember {
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  EMBER_CHECK(input.dim() >= 2, ValueError,
+              "group_norm(): expected an input of at least 2 dims [N, C, ...], got shape ",
+              input.sizes());
+  const int64_t N = input.size(0), C = input.size(1);
+  EMBER_CHECK(num_groups > 0 && C % num_groups == 0, ValueError,
+              "Expected number of channels in input to be divisible by num_groups, but got input "
+              "of shape ",
+              input.sizes(), " and num_groups=", num_groups);
+  for (const Tensor* t : {&weight, &bias}) {
+    EMBER_CHECK(!t->defined() || (t->dim() == 1 && t->numel() == C), ValueError,
+                "Expected weight to be a vector of size equal to the number of channels in "
+                "input, but got weight of shape ",
+                t->sizes(), " and input of shape ", input.sizes());
+  }
+  const int64_t group_size = N == 0 ? 0 : input.numel() / (N * num_groups);
+  Tensor out = layer_norm(input.reshape({N, num_groups, group_size}), {group_size}, {}, {}, eps)
+                   .reshape(input.sizes());
+  DimVector channel_shape(input.dim(), 1);
+  channel_shape[1] = C;
+  if (weight.defined()) out = out * weight.reshape(channel_shape);
+  if (bias.defined()) out = out + bias.reshape(channel_shape);
+  return out;
+}
+
+namespace nn {
+
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& options_) : options(options_) {
+  reset();
+}
+
+void GroupNormImpl::reset() {
+  EMBER_CHECK(options.num_groups() > 0 && options.num_channels() % options.num_groups() == 0,
+              ValueError, "GroupNorm: num_channels must be divisible by num_groups, got ",
+              options.num_channels(), " channels and ", options.num_groups(), " groups");
+  if (options.affine()) {
+    weight = register_parameter("weight", ember::empty({options.num_channels()}));
+    bias = register_parameter("bias", ember::empty({options.num_channels()}));
+    reset_parameters();
+  }
+}
+
+void GroupNormImpl::reset_parameters() {
+  if (!options.affine()) return;
+  init::ones_(weight);
+  init::zeros_(bias);
+}
+
+Tensor GroupNormImpl::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() >= 2 && input.size(1) == options.num_channels(), ValueError,
+              detail::describe(*this), ": expected input [N, ", options.num_channels(),
+              ", ...], got shape ", input.sizes());
+  return ember::group_norm(input, options.num_groups(), weight, bias, options.eps());
+}
+
+void GroupNormImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::GroupNorm(" << options.num_groups() << ", "
+         << options.num_channels() << ", eps=" << options.eps() << ", affine=" << options.affine()
+         << ")";
+}
+
+}  // namespace nn
+}  // namespace ember
