@@ -61,6 +61,82 @@ int64_t reduction_code(const std::string& r) {
   throw ValueError(r + " is not a valid value for reduction");
 }
 
+// Max pooling's result in Python: the values, or (values, indices) with return_indices.
+nb::object values_or_pair(std::tuple<Tensor, Tensor> r, bool return_indices) {
+  if (return_indices) return nb::make_tuple(std::get<0>(r), std::get<1>(r));
+  return nb::cast(std::get<0>(r));
+}
+
+void def_pools(nb::module_& m) {
+  m.def(
+      "max_pool1d",
+      [](T x, nb::handle kernel, nb::handle stride, nb::handle padding, nb::handle dilation,
+         bool ceil_mode, bool return_indices) {
+        auto k = sizes_arg<1>(kernel, "kernel_size"), p = sizes_arg<1>(padding, "padding"),
+             d = sizes_arg<1>(dilation, "dilation");
+        std::optional<ExpandingArray<1>> s;
+        if (!stride.is_none() &&
+            !(PySequence_Check(stride.ptr()) && PySequence_Size(stride.ptr()) == 0)) {
+          s = sizes_arg<1>(stride, "stride");
+        }
+        std::tuple<Tensor, Tensor> r;
+        {
+          nb::gil_scoped_release release;
+          r = max_pool1d_with_indices(x, k, s, p, d, ceil_mode);
+        }
+        return values_or_pair(r, return_indices);
+      },
+      "input"_a, "kernel_size"_a, "stride"_a = nb::none(), "padding"_a = 0, "dilation"_a = 1,
+      "ceil_mode"_a = false, "return_indices"_a = false);
+  m.def(
+      "avg_pool1d",
+      [](T x, nb::handle kernel, nb::handle stride, nb::handle padding, bool ceil_mode,
+         bool count_include_pad) {
+        auto k = sizes_arg<1>(kernel, "kernel_size"), p = sizes_arg<1>(padding, "padding");
+        std::optional<ExpandingArray<1>> s;
+        if (!stride.is_none() &&
+            !(PySequence_Check(stride.ptr()) && PySequence_Size(stride.ptr()) == 0)) {
+          s = sizes_arg<1>(stride, "stride");
+        }
+        nb::gil_scoped_release release;
+        return avg_pool1d(x, k, s, p, ceil_mode, count_include_pad);
+      },
+      "input"_a, "kernel_size"_a, "stride"_a = nb::none(), "padding"_a = 0, "ceil_mode"_a = false,
+      "count_include_pad"_a = true);
+  m.def(
+      "adaptive_avg_pool1d",
+      [](T x, nb::handle size) {
+        auto o = sizes_arg<1>(size, "output_size");
+        nb::gil_scoped_release release;
+        return adaptive_avg_pool1d(x, o);
+      },
+      "input"_a, "output_size"_a);
+  m.def(
+      "adaptive_max_pool1d",
+      [](T x, nb::handle size, bool return_indices) {
+        auto o = sizes_arg<1>(size, "output_size");
+        std::tuple<Tensor, Tensor> r;
+        {
+          nb::gil_scoped_release release;
+          r = adaptive_max_pool1d(x, o);
+        }
+        return values_or_pair(r, return_indices);
+      },
+      "input"_a, "output_size"_a, "return_indices"_a = false);
+  m.def(
+      "adaptive_max_pool2d",
+      [](T x, nb::handle size, bool return_indices) {
+        auto o = pair_arg(size, "output_size");
+        std::tuple<Tensor, Tensor> r;
+        {
+          nb::gil_scoped_release release;
+          r = adaptive_max_pool2d(x, o);
+        }
+        return values_or_pair(r, return_indices);
+      },
+      "input"_a, "output_size"_a, "return_indices"_a = false);
+}
+
 void def_layers(nb::module_& m) {
   m.def(
       "linear", [](T x, T w, OptT b) { return linear(x, w, or_undefined(b)); }, "input"_a,
@@ -598,6 +674,7 @@ void def_recurrent(nb::module_& m) {
 void init_nn_functional(nb::module_& m) {
   nb::module_ nn = m.def_submodule("_nn", "the kernels of ember.nn.functional");
   def_layers(nn);
+  def_pools(nn);
   def_activations(nn);
   def_resampling(nn);
   def_recurrent(nn);

@@ -1,6 +1,7 @@
-// max_pool2d, avg_pool2d, adaptive_avg_pool2d and their modules. Every [H, W] plane is pooled on
-// its own: max pooling by its backend kernel (values and indices), average pooling as im2col of
-// one-channel planes summed over each window, adaptive pooling through an index table.
+// max_pool2d, avg_pool2d, adaptive_avg_pool2d, adaptive_max_pool2d and their modules. Every [H, W]
+// plane is pooled on its own: max pooling by its backend kernel (values and indices), average
+// pooling as im2col of one-channel planes summed over each window, adaptive pooling through an
+// index table.
 #include "ember/nn/modules/pooling.h"
 
 #include <limits>
@@ -119,32 +120,79 @@ Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
   return (windows.sum({1}) / divisor).reshape(pooled_shape(input, g));
 }
 
+namespace {
+
+// The adaptive windows of every [H, W] plane: [planes, L, K] with short windows padded by
+// pad_value, the flat position of each window element (index, [L * K]; H * W for padding) and
+// each window's true size.
+struct AdaptiveWindows {
+  Tensor windows, index;
+  std::vector<double> sizes;
+  int64_t L, K;
+  DimVector output_shape;
+};
+
+AdaptiveWindows adaptive_windows(const Tensor& input, ExpandingArray<2> output_size,
+                                 double pad_value, const char* op) {
+  check_pool_input(input, op);
+  EMBER_CHECK(output_size[0] > 0 && output_size[1] > 0, ValueError, op,
+              "(): output_size must be positive, got ", output_size);
+  const int64_t H = input.size(-2), W = input.size(-1);
+  EMBER_CHECK(H > 0 && W > 0, ValueError, op,
+              "(): expected non-empty spatial dims, got input shape ", input.sizes());
+  AdaptiveWindows a;
+  a.L = output_size[0] * output_size[1];
+  a.index = nn::detail::adaptive_window_index(H, W, output_size[0], output_size[1], input.device(),
+                                              &a.sizes);
+  a.K = a.index.numel() / a.L;
+  a.windows = nn::detail::gather_windows(input.reshape({planes_of(input), H * W}), a.index, a.L,
+                                         a.K, pad_value);
+  a.output_shape = DimVector(input.sizes());
+  a.output_shape[input.dim() - 2] = output_size[0];
+  a.output_shape[input.dim() - 1] = output_size[1];
+  return a;
+}
+
+}  // namespace
+
 Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
   if (amp::autocast_applies(input)) {
     amp::AutocastScope ac(amp::AutocastOp::adaptive_avg_pool2d, input);
     return adaptive_avg_pool2d(input, output_size);
   }
-  check_pool_input(input, "adaptive_avg_pool2d");
-  EMBER_CHECK(output_size[0] > 0 && output_size[1] > 0, ValueError,
-              "adaptive_avg_pool2d(): output_size must be positive, got ", output_size);
-  const int64_t H = input.size(-2), W = input.size(-1);
-  EMBER_CHECK(H > 0 && W > 0, ValueError,
-              "adaptive_avg_pool2d(): expected non-empty spatial dims, got input shape ",
-              input.sizes());
-  const int64_t planes = planes_of(input), L = output_size[0] * output_size[1];
-  std::vector<double> sizes;
-  Tensor index = nn::detail::adaptive_window_index(H, W, output_size[0], output_size[1],
-                                                   input.device(), &sizes);
-  const int64_t K = index.numel() / L;
-  Tensor windows = nn::detail::gather_windows(input.reshape({planes, H * W}), index, L, K, 0.0);
-  Tensor divisor = tensor(sizes, TensorOptions(input.dtype()).device(input.device()));
-  DimVector shape(input.sizes());
-  shape[input.dim() - 2] = output_size[0];
-  shape[input.dim() - 1] = output_size[1];
-  return (windows.sum({2}) / divisor).reshape(shape);
+  AdaptiveWindows a = adaptive_windows(input, output_size, 0.0, "adaptive_avg_pool2d");
+  Tensor divisor = tensor(a.sizes, TensorOptions(input.dtype()).device(input.device()));
+  return (a.windows.sum({2}) / divisor).reshape(a.output_shape);
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, ExpandingArray<2> output_size) {
+  // Short windows are padded with -inf, which never wins.
+  AdaptiveWindows a = adaptive_windows(input, output_size, -std::numeric_limits<double>::infinity(),
+                                       "adaptive_max_pool2d");
+  auto [values, within] = a.windows.max(2);  // [planes, L]
+  const int64_t planes = a.windows.size(0);
+  Tensor positions = a.index.view({1, a.L, a.K})
+                         .expand({planes, a.L, a.K})
+                         .gather(2, within.unsqueeze(2))
+                         .squeeze(2);
+  return {values.reshape(a.output_shape), positions.reshape(a.output_shape)};
 }
 
 namespace nn {
+
+AdaptiveMaxPool2dImpl::AdaptiveMaxPool2dImpl(const AdaptiveMaxPool2dOptions& options_)
+    : options(options_) {}
+Tensor AdaptiveMaxPool2dImpl::forward(const Tensor& input) {
+  return std::get<0>(forward_with_indices(input));
+}
+std::tuple<Tensor, Tensor> AdaptiveMaxPool2dImpl::forward_with_indices(const Tensor& input) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, ValueError, detail::describe(*this),
+              ": expected a 3-D or 4-D input, got shape ", input.sizes());
+  return ember::adaptive_max_pool2d(input, options.output_size());
+}
+void AdaptiveMaxPool2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::AdaptiveMaxPool2d(output_size=" << options.output_size() << ")";
+}
 
 MaxPool2dImpl::MaxPool2dImpl(const MaxPool2dOptions& options_) : options(options_) {}
 Tensor MaxPool2dImpl::forward(const Tensor& input) {

@@ -369,6 +369,49 @@ TEST(NnLayers, MaxPool2d) {
       {{"x", x}}, "y = F.max_pool2d(x, 3)");
 }
 
+TEST(NnLayers, OneDimensionalAndAdaptiveMaxPools) {
+  Tensor x = input({2, 3, 9}, 170), x2 = input({2, 3, 7, 5}, 171);
+  auto max1 = nn::MaxPool1d(nn::MaxPool1dOptions(3).stride(2).padding(1).ceil_mode(true));
+  parity(
+      "MaxPool1d", [&] { return max1->forward(x); }, {{"x", x}},
+      "y = torch.nn.MaxPool1d(3, 2, 1, ceil_mode=True)(x)");
+  auto avg1 = nn::AvgPool1d(nn::AvgPool1dOptions(3).stride(2).count_include_pad(false).padding(1));
+  parity(
+      "AvgPool1d", [&] { return avg1->forward(x); }, {{"x", x}},
+      "y = torch.nn.AvgPool1d(3, 2, 1, count_include_pad=False)(x)");
+  auto aavg1 = nn::AdaptiveAvgPool1d(4);
+  parity(
+      "AdaptiveAvgPool1d", [&] { return aavg1->forward(x); }, {{"x", x}},
+      "y = torch.nn.AdaptiveAvgPool1d(4)(x)");
+  auto amax1 = nn::AdaptiveMaxPool1d(4);
+  parity(
+      "AdaptiveMaxPool1d", [&] { return amax1->forward(x); }, {{"x", x}},
+      "y = torch.nn.AdaptiveMaxPool1d(4)(x)");
+  auto amax2 = nn::AdaptiveMaxPool2d(nn::AdaptiveMaxPool2dOptions({3, 2}));
+  parity(
+      "AdaptiveMaxPool2d", [&] { return amax2->forward(x2); }, {{"x", x2}},
+      "y = torch.nn.AdaptiveMaxPool2d((3, 2))(x)");
+  // Indices: flat positions in each plane, as PyTorch's return_indices.
+  auto r = TorchOracle::instance().run(
+      "i1 = torch.nn.AdaptiveMaxPool2d((3, 2), return_indices=True)(x2)[1]\n"
+      "i2 = torch.nn.MaxPool1d(2, return_indices=True)(x)[1]\n",
+      {{"x", x}, {"x2", x2}}, {"i1", "i2"});
+  EXPECT_TRUE(equal(std::get<1>(amax2->forward_with_indices(x2)), r.at("i1")));
+  EXPECT_TRUE(equal(std::get<1>(nn::MaxPool1d(2)->forward_with_indices(x)), r.at("i2")));
+
+  auto str = [](const auto& m) {
+    std::ostringstream os;
+    os << *m;
+    return os.str();
+  };
+  EXPECT_EQ(str(max1),
+            "ember::nn::MaxPool1d(kernel_size=[3], stride=[2], padding=[1], "
+            "dilation=[1], ceil_mode=true)");
+  EXPECT_EQ(str(amax2), "ember::nn::AdaptiveMaxPool2d(output_size=[3, 2])");
+  const std::string e = ember::testing::error_of([&] { max_pool1d(randn({2, 3, 4, 5}), 2); });
+  EXPECT_TRUE(ember::testing::contains(e, "max_pool1d(): expected a 2-D (unbatched) or 3-D")) << e;
+}
+
 TEST(NnLayers, AvgPool2d) {
   struct Case {
     std::vector<int64_t> k, stride, padding;

@@ -63,6 +63,36 @@ inline Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                                  options.output_padding(), options.groups(), options.dilation());
 }
 
+inline Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& options) {
+  return ember::max_pool1d(input, options.kernel_size(), options.stride(), options.padding(),
+                           options.dilation(), options.ceil_mode());
+}
+inline std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input,
+                                                          const MaxPool1dFuncOptions& options) {
+  return ember::max_pool1d_with_indices(input, options.kernel_size(), options.stride(),
+                                        options.padding(), options.dilation(), options.ceil_mode());
+}
+inline Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& options) {
+  return ember::avg_pool1d(input, options.kernel_size(), options.stride(), options.padding(),
+                           options.ceil_mode(), options.count_include_pad());
+}
+inline Tensor adaptive_avg_pool1d(const Tensor& input,
+                                  const AdaptiveAvgPool1dFuncOptions& options) {
+  return ember::adaptive_avg_pool1d(input, options.output_size());
+}
+inline Tensor adaptive_max_pool1d(const Tensor& input,
+                                  const AdaptiveMaxPool1dFuncOptions& options) {
+  return std::get<0>(ember::adaptive_max_pool1d(input, options.output_size()));
+}
+inline Tensor adaptive_max_pool2d(const Tensor& input,
+                                  const AdaptiveMaxPool2dFuncOptions& options) {
+  return std::get<0>(ember::adaptive_max_pool2d(input, options.output_size()));
+}
+inline std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(
+    const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options) {
+  return ember::adaptive_max_pool2d(input, options.output_size());
+}
+
 inline Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options) {
   return ember::max_pool2d(input, options.kernel_size(), options.stride(), options.padding(),
                            options.dilation(), options.ceil_mode());

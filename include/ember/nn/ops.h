@@ -65,6 +65,25 @@ EMBER_API Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
                             bool count_include_pad = true,
                             std::optional<int64_t> divisor_override = std::nullopt);
 EMBER_API Tensor adaptive_avg_pool2d(const Tensor& input, ExpandingArray<2> output_size);
+// The largest element of each adaptive window and its flat h * W + w position in its plane.
+EMBER_API std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input,
+                                                         ExpandingArray<2> output_size);
+// The 1-D pools over [N, C, L] (or unbatched [C, L]): the 2-D ones over a height of 1.
+EMBER_API Tensor max_pool1d(const Tensor& input, ExpandingArray<1> kernel_size,
+                            std::optional<ExpandingArray<1>> stride = std::nullopt,
+                            ExpandingArray<1> padding = 0, ExpandingArray<1> dilation = 1,
+                            bool ceil_mode = false);
+EMBER_API std::tuple<Tensor, Tensor> max_pool1d_with_indices(
+    const Tensor& input, ExpandingArray<1> kernel_size,
+    std::optional<ExpandingArray<1>> stride = std::nullopt, ExpandingArray<1> padding = 0,
+    ExpandingArray<1> dilation = 1, bool ceil_mode = false);
+EMBER_API Tensor avg_pool1d(const Tensor& input, ExpandingArray<1> kernel_size,
+                            std::optional<ExpandingArray<1>> stride = std::nullopt,
+                            ExpandingArray<1> padding = 0, bool ceil_mode = false,
+                            bool count_include_pad = true);
+EMBER_API Tensor adaptive_avg_pool1d(const Tensor& input, ExpandingArray<1> output_size);
+EMBER_API std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input,
+                                                         ExpandingArray<1> output_size);
 
 // Normalises over every dim but 1. In training (or without running stats) uses the batch
 // statistics and, when running stats are given, updates them in place with `momentum`.

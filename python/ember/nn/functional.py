@@ -9,6 +9,22 @@ conv2d = _nn.conv2d
 conv_transpose1d = _nn.conv_transpose1d
 conv_transpose2d = _nn.conv_transpose2d
 adaptive_avg_pool2d = _nn.adaptive_avg_pool2d
+adaptive_avg_pool1d = _nn.adaptive_avg_pool1d
+avg_pool1d = _nn.avg_pool1d
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _nn.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                          return_indices)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    return _nn.adaptive_max_pool1d(input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return _nn.adaptive_max_pool2d(input, output_size, return_indices)
 layer_norm = _nn.layer_norm
 group_norm = _nn.group_norm
 instance_norm = _nn.instance_norm

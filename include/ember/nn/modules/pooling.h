@@ -1,5 +1,5 @@
 #pragma once
-// MaxPool2d, AvgPool2d and AdaptiveAvgPool2d.
+// MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d and AdaptiveMaxPool1d/2d.
 #include <tuple>
 
 #include "ember/nn/cloneable.h"
@@ -46,5 +46,68 @@ class EMBER_API AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> 
   AdaptiveAvgPool2dOptions options;
 };
 EMBER_MODULE(AdaptiveAvgPool2d);
+
+class EMBER_API AdaptiveMaxPool2dImpl : public Cloneable<AdaptiveMaxPool2dImpl> {
+ public:
+  void reset() override {}
+  explicit AdaptiveMaxPool2dImpl(ExpandingArray<2> output_size)
+      : AdaptiveMaxPool2dImpl(AdaptiveMaxPool2dOptions(output_size)) {}
+  explicit AdaptiveMaxPool2dImpl(const AdaptiveMaxPool2dOptions& options);
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  AdaptiveMaxPool2dOptions options;
+};
+EMBER_MODULE(AdaptiveMaxPool2d);
+
+class EMBER_API MaxPool1dImpl : public Cloneable<MaxPool1dImpl> {
+ public:
+  void reset() override {}
+  explicit MaxPool1dImpl(ExpandingArray<1> kernel_size)
+      : MaxPool1dImpl(MaxPool1dOptions(kernel_size)) {}
+  explicit MaxPool1dImpl(const MaxPool1dOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  MaxPool1dOptions options;
+};
+EMBER_MODULE(MaxPool1d);
+
+class EMBER_API AvgPool1dImpl : public Cloneable<AvgPool1dImpl> {
+ public:
+  void reset() override {}
+  explicit AvgPool1dImpl(ExpandingArray<1> kernel_size)
+      : AvgPool1dImpl(AvgPool1dOptions(kernel_size)) {}
+  explicit AvgPool1dImpl(const AvgPool1dOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  AvgPool1dOptions options;
+};
+EMBER_MODULE(AvgPool1d);
+
+class EMBER_API AdaptiveAvgPool1dImpl : public Cloneable<AdaptiveAvgPool1dImpl> {
+ public:
+  void reset() override {}
+  explicit AdaptiveAvgPool1dImpl(ExpandingArray<1> output_size)
+      : AdaptiveAvgPool1dImpl(AdaptiveAvgPool1dOptions(output_size)) {}
+  explicit AdaptiveAvgPool1dImpl(const AdaptiveAvgPool1dOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  AdaptiveAvgPool1dOptions options;
+};
+EMBER_MODULE(AdaptiveAvgPool1d);
+
+class EMBER_API AdaptiveMaxPool1dImpl : public Cloneable<AdaptiveMaxPool1dImpl> {
+ public:
+  void reset() override {}
+  explicit AdaptiveMaxPool1dImpl(ExpandingArray<1> output_size)
+      : AdaptiveMaxPool1dImpl(AdaptiveMaxPool1dOptions(output_size)) {}
+  explicit AdaptiveMaxPool1dImpl(const AdaptiveMaxPool1dOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  AdaptiveMaxPool1dOptions options;
+};
+EMBER_MODULE(AdaptiveMaxPool1d);
 
 }  // namespace ember::nn

@@ -1,5 +1,6 @@
 #pragma once
-// Options of the 2-D pooling layers and their functional forms.
+// Options of the 1-D and 2-D pooling layers and their functional forms (libtorch's templates over
+// the number of spatial dims).
 #include <cstdint>
 #include <optional>
 
@@ -8,38 +9,61 @@
 
 namespace ember::nn {
 
-struct MaxPool2dOptions {
-  MaxPool2dOptions(ExpandingArray<2> kernel_size)  // NOLINT: implicit as in libtorch
+template <size_t D>
+struct MaxPoolOptions {
+  MaxPoolOptions(ExpandingArray<D> kernel_size)  // NOLINT: implicit as in libtorch
       : kernel_size_(kernel_size), stride_(kernel_size) {}
-  EMBER_ARG(ExpandingArray<2>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
   // Defaults to kernel_size.
-  EMBER_ARG(ExpandingArray<2>, stride);
-  EMBER_ARG(ExpandingArray<2>, padding) = 0;
-  EMBER_ARG(ExpandingArray<2>, dilation) = 1;
+  EMBER_ARG(ExpandingArray<D>, stride);
+  EMBER_ARG(ExpandingArray<D>, padding) = 0;
+  EMBER_ARG(ExpandingArray<D>, dilation) = 1;
   EMBER_ARG(bool, ceil_mode) = false;
 };
+using MaxPool1dOptions = MaxPoolOptions<1>;
+using MaxPool2dOptions = MaxPoolOptions<2>;
 
-struct AvgPool2dOptions {
-  AvgPool2dOptions(ExpandingArray<2> kernel_size)  // NOLINT: implicit as in libtorch
+template <size_t D>
+struct AvgPoolOptions {
+  AvgPoolOptions(ExpandingArray<D> kernel_size)  // NOLINT: implicit as in libtorch
       : kernel_size_(kernel_size), stride_(kernel_size) {}
-  EMBER_ARG(ExpandingArray<2>, kernel_size);
-  EMBER_ARG(ExpandingArray<2>, stride);
-  EMBER_ARG(ExpandingArray<2>, padding) = 0;
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride);
+  EMBER_ARG(ExpandingArray<D>, padding) = 0;
   EMBER_ARG(bool, ceil_mode) = false;
   EMBER_ARG(bool, count_include_pad) = true;
   EMBER_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
 };
+using AvgPool1dOptions = AvgPoolOptions<1>;
+using AvgPool2dOptions = AvgPoolOptions<2>;
 
-struct AdaptiveAvgPool2dOptions {
-  AdaptiveAvgPool2dOptions(ExpandingArray<2> output_size)  // NOLINT: implicit as in libtorch
+// The adaptive pools: output_size windows per spatial dim, of sizes that differ by at most one.
+template <size_t D>
+struct AdaptiveAvgPoolOptions {
+  AdaptiveAvgPoolOptions(ExpandingArray<D> output_size)  // NOLINT: implicit as in libtorch
       : output_size_(output_size) {}
-  EMBER_ARG(ExpandingArray<2>, output_size);
+  EMBER_ARG(ExpandingArray<D>, output_size);
 };
+using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<1>;
+using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<2>;
+template <size_t D>
+struct AdaptiveMaxPoolOptions {
+  AdaptiveMaxPoolOptions(ExpandingArray<D> output_size)  // NOLINT: implicit as in libtorch
+      : output_size_(output_size) {}
+  EMBER_ARG(ExpandingArray<D>, output_size);
+};
+using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<1>;
+using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<2>;
 
 namespace functional {
+using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
+using AvgPool1dFuncOptions = AvgPool1dOptions;
 using AvgPool2dFuncOptions = AvgPool2dOptions;
+using AdaptiveAvgPool1dFuncOptions = AdaptiveAvgPool1dOptions;
 using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
+using AdaptiveMaxPool1dFuncOptions = AdaptiveMaxPool1dOptions;
+using AdaptiveMaxPool2dFuncOptions = AdaptiveMaxPool2dOptions;
 }  // namespace functional
 
 }  // namespace ember::nn
