@@ -142,6 +142,41 @@ void def_layers(nb::module_& m) {
       "linear", [](T x, T w, OptT b) { return linear(x, w, or_undefined(b)); }, "input"_a,
       "weight"_a, "bias"_a = nb::none(), RG());
   m.def(
+      "bilinear", [](T a, T b, T w, OptT bias) { return bilinear(a, b, w, or_undefined(bias)); },
+      "input1"_a, "input2"_a, "weight"_a, "bias"_a = nb::none(), RG());
+  m.def(
+      "fold",
+      [](T x, nb::handle output_size, nb::handle kernel, nb::handle dilation, nb::handle padding,
+         nb::handle stride) {
+        auto o =
+            nn::FoldOptions(pair_arg(output_size, "output_size"), pair_arg(kernel, "kernel_size"))
+                .dilation(pair_arg(dilation, "dilation"))
+                .padding(pair_arg(padding, "padding"))
+                .stride(pair_arg(stride, "stride"));
+        nb::gil_scoped_release release;
+        return nn::functional::fold(x, o);
+      },
+      "input"_a, "output_size"_a, "kernel_size"_a, "dilation"_a = 1, "padding"_a = 0,
+      "stride"_a = 1);
+  m.def(
+      "unfold",
+      [](T x, nb::handle kernel, nb::handle dilation, nb::handle padding, nb::handle stride) {
+        auto o = nn::UnfoldOptions(pair_arg(kernel, "kernel_size"))
+                     .dilation(pair_arg(dilation, "dilation"))
+                     .padding(pair_arg(padding, "padding"))
+                     .stride(pair_arg(stride, "stride"));
+        nb::gil_scoped_release release;
+        return nn::functional::unfold(x, o);
+      },
+      "input"_a, "kernel_size"_a, "dilation"_a = 1, "padding"_a = 0, "stride"_a = 1);
+  m.def(
+      "local_response_norm",
+      [](T x, int64_t size, double alpha, double beta, double k) {
+        return nn::functional::local_response_norm(
+            x, nn::LocalResponseNormOptions(size).alpha(alpha).beta(beta).k(k));
+      },
+      "input"_a, "size"_a, "alpha"_a = 1e-4, "beta"_a = 0.75, "k"_a = 1.0, RG());
+  m.def(
       "conv1d",
       [](T x, T w, OptT b, nb::handle stride, nb::handle padding, nb::handle dilation,
          int64_t groups) {

@@ -1,6 +1,8 @@
 // group_norm and GroupNorm: layer_norm over each sample's groups of channels (one row per
-// (sample, group)), then a per-channel scale and shift. Autograd and every device follow from
-// layer_norm and the elementwise ops.
+// (sample, group)), then a per-channel scale and shift; local_response_norm and
+// LocalResponseNorm: the channel-window mean of the squares as an average pool. Autograd and
+// every device follow from layer_norm, avg_pool2d and the elementwise ops.
+#include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/nn/modules/normalization.h"
 #include "ember/nn/ops.h"
@@ -36,6 +38,33 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
 }
 
 namespace nn {
+
+namespace functional {
+
+Tensor local_response_norm(const Tensor& input, const LocalResponseNormFuncOptions& options) {
+  EMBER_CHECK(input.dim() >= 3, ValueError, "Expected 3D or higher dimensionality input (got ",
+              input.dim(), " dimensions)");
+  EMBER_CHECK(options.size() > 0, ValueError, "local_response_norm: size must be positive, got ",
+              options.size());
+  const int64_t size = options.size(), N = input.size(0), C = input.size(1);
+  // [N, 1, C, positions]: a (size x 1) average pool slides over the channels, zero-padded by
+  // size / 2 before and (size - 1) / 2 after, as PyTorch's.
+  Tensor squares = (input * input).reshape({N, 1, C, -1});
+  squares = pad(squares, {0, 0, size / 2, (size - 1) / 2});
+  Tensor mean = avg_pool2d(squares, {size, 1}, ExpandingArray<2>(1)).reshape(input.sizes());
+  return input / pow(mean * options.alpha() + options.k(), options.beta());
+}
+
+}  // namespace functional
+
+Tensor LocalResponseNormImpl::forward(const Tensor& input) {
+  return functional::local_response_norm(input, options);
+}
+
+void LocalResponseNormImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::LocalResponseNorm(" << options.size() << ", alpha=" << options.alpha()
+         << ", beta=" << options.beta() << ", k=" << options.k() << ")";
+}
 
 GroupNormImpl::GroupNormImpl(const GroupNormOptions& options_) : options(options_) {
   reset();

@@ -1,4 +1,4 @@
-// linear, Linear, Flatten, Unflatten and Identity.
+// linear, bilinear, Linear, Bilinear, Flatten, Unflatten and Identity.
 #include "ember/nn/modules/linear.h"
 
 #include <cmath>
@@ -27,7 +27,71 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   return bias.defined() ? out + bias : out;
 }
 
+Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
+                const Tensor& bias) {
+  EMBER_CHECK(input1.dim() == input2.dim(), ValueError,
+              "bilinear(): input dimensions do not match: got ", input1.dim(), " and ",
+              input2.dim());
+  EMBER_CHECK(input1.dim() >= 1, ValueError, "bilinear(): expected inputs of at least 1 dim");
+  EMBER_CHECK(weight.dim() == 3, ValueError,
+              "bilinear(): weight must be 3-D [out, in1, in2], got shape ", weight.sizes());
+  const int64_t O = weight.size(0), I = weight.size(1), J = weight.size(2);
+  EMBER_CHECK(input1.size(-1) == I, ValueError,
+              "bilinear(): input1 size does not match weight "
+              "size: got ",
+              input1.size(-1), " but expected ", I);
+  EMBER_CHECK(input2.size(-1) == J, ValueError,
+              "bilinear(): input2 size does not match weight "
+              "size: got ",
+              input2.size(-1), " but expected ", J);
+  for (int64_t d = 0; d + 1 < input1.dim(); ++d) {
+    EMBER_CHECK(input1.size(d) == input2.size(d), ValueError,
+                "bilinear(): input batch dimensions do not match: got ", input1.sizes(), " and ",
+                input2.sizes());
+  }
+  EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == O), ValueError,
+              "bilinear(): bias must have shape [", O, "], got ", bias.sizes());
+  // x1 @ W as one GEMM ([B, I] @ [I, O * J]), then each output's dot product with x2.
+  const Tensor x1 = input1.reshape({-1, I}), x2 = input2.reshape({-1, J});
+  Tensor mixed = x1.matmul(weight.permute({1, 0, 2}).reshape({I, O * J})).view({-1, O, J});
+  Tensor out = (mixed * x2.unsqueeze(1)).sum({2});
+  if (bias.defined()) out = out + bias;
+  std::vector<int64_t> shape(input1.sizes().begin(), input1.sizes().end() - 1);
+  shape.push_back(O);
+  return out.reshape(shape);
+}
+
 namespace nn {
+
+BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) {
+  reset();
+}
+
+void BilinearImpl::reset() {
+  weight = register_parameter(
+      "weight",
+      ember::empty({options.out_features(), options.in1_features(), options.in2_features()}));
+  bias = register_parameter(
+      "bias", options.bias() ? ember::empty({options.out_features()}) : Tensor(), options.bias());
+  reset_parameters();
+}
+
+void BilinearImpl::reset_parameters() {
+  // PyTorch's: U(-1/sqrt(in1_features), 1/sqrt(in1_features)) for the weight and the bias.
+  const double bound = 1.0 / std::sqrt(static_cast<double>(weight.size(1)));
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+
+Tensor BilinearImpl::forward(const Tensor& input1, const Tensor& input2) {
+  return ember::bilinear(input1, input2, weight, bias);
+}
+
+void BilinearImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::Bilinear(in1_features=" << options.in1_features()
+         << ", in2_features=" << options.in2_features()
+         << ", out_features=" << options.out_features() << ", bias=" << options.bias() << ")";
+}
 
 LinearImpl::LinearImpl(const LinearOptions& options_) : options(options_) {
   reset();

@@ -199,6 +199,11 @@ void BatchNorm2dImpl::check_input_dim(const Tensor& input) const {
               input.dim(), "D input of shape ", input.sizes(), ")");
 }
 
+void BatchNorm3dImpl::check_input_dim(const Tensor& input) const {
+  EMBER_CHECK(input.dim() == 5, ValueError, detail::describe(*this), ": expected 5D input (got ",
+              input.dim(), "D input of shape ", input.sizes(), ")");
+}
+
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& options_) : options(options_) {
   reset();
 }

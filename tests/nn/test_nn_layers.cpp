@@ -614,6 +614,71 @@ TEST(NnLayers, NormalizationsPrintAsLibtorch) {
             "track_running_stats=false)");
 }
 
+TEST(NnLayers, FoldUnfoldBilinearLocalResponseNormBatchNorm3d) {
+  Tensor x = input({2, 3, 5, 6}, 180);
+  auto unfold = nn::Unfold(nn::UnfoldOptions({2, 3}).padding(1).stride({2, 1}));
+  parity(
+      "Unfold", [&] { return unfold->forward(x); }, {{"x", x}},
+      "y = torch.nn.Unfold((2, 3), padding=1, stride=(2, 1))(x)");
+  Tensor cols = input({12, 12}, 181);  // unbatched
+  auto fold = nn::Fold(nn::FoldOptions({4, 5}, {2, 2}));
+  parity(
+      "Fold", [&] { return fold->forward(cols); }, {{"x", cols}},
+      "y = torch.nn.Fold((4, 5), (2, 2))(x)");
+
+  auto bilinear = nn::Bilinear(4, 5, 3);
+  bilinear->to(kDouble);
+  Tensor a = input({2, 6, 4}, 182), b = input({2, 6, 5}, 183);
+  parity(
+      "Bilinear", [&] { return bilinear->forward(a, b); },
+      {{"a", a}, {"b", b}, {"w", bilinear->weight}, {"bias", bilinear->bias}},
+      "y = F.bilinear(a, b, w, bias)");
+
+  auto lrn = nn::LocalResponseNorm(nn::LocalResponseNormOptions(3).alpha(0.3).beta(0.5));
+  Tensor x3 = input({2, 6, 7}, 184);
+  parity(
+      "LocalResponseNorm 3-D", [&] { return lrn->forward(x3); }, {{"x", x3}},
+      "y = torch.nn.LocalResponseNorm(3, alpha=0.3, beta=0.5)(x)");
+  Tensor x5 = input({2, 4, 2, 3, 2}, 185);
+  parity(
+      "LocalResponseNorm 5-D", [&] { return lrn->forward(x5); }, {{"x", x5}},
+      "y = torch.nn.LocalResponseNorm(3, alpha=0.3, beta=0.5)(x)");
+
+  auto bn = nn::BatchNorm3d(3);
+  bn->to(kDouble);
+  Tensor v = input({2, 3, 2, 3, 4}, 186);
+  parity("BatchNorm3d", [&] { return bn->forward(v); },
+         {{"x", v}, {"w", bn->weight}, {"b", bn->bias}},
+         "rm = torch.zeros(3, dtype=torch.float64)\nrv = torch.ones(3, dtype=torch.float64)\n"
+         "y = F.batch_norm(x, rm, rv, w, b, training=True)",
+         1e-7, 1e-9, {}, {{"rm", bn->running_mean}, {"rv", bn->running_var}});
+
+  auto str = [](const auto& m) {
+    std::ostringstream os;
+    os << *m;
+    return os.str();
+  };
+  EXPECT_EQ(str(fold),
+            "ember::nn::Fold(output_size=[4, 5], kernel_size=[2, 2], dilation=[1, 1], "
+            "padding=[0, 0], stride=[1, 1])");
+  EXPECT_EQ(str(bilinear),
+            "ember::nn::Bilinear(in1_features=4, in2_features=5, out_features=3, bias=true)");
+  EXPECT_EQ(str(lrn), "ember::nn::LocalResponseNorm(3, alpha=0.3, beta=0.5, k=1)");
+  EXPECT_EQ(str(bn),
+            "ember::nn::BatchNorm3d(3, eps=1e-05, momentum=0.1, affine=true, "
+            "track_running_stats=true)");
+  using ember::testing::contains;
+  using ember::testing::error_of;
+  std::string e = error_of([&] { bn->forward(randn({2, 3, 4, 4})); });
+  EXPECT_TRUE(contains(e, "expected 5D input (got 4D input")) << e;
+  e = error_of([&] { bilinear->forward(a, input({2, 6, 4}, 187)); });
+  EXPECT_TRUE(contains(e, "input2 size does not match weight size: got 4 but expected 5")) << e;
+  e = error_of([&] { unfold->forward(randn({5, 6})); });
+  EXPECT_TRUE(contains(e, "Only unbatched (3D) or batched (4D) input Tensors are supported")) << e;
+  e = error_of([&] { lrn->forward(randn({2, 3})); });
+  EXPECT_TRUE(contains(e, "Expected 3D or higher dimensionality input")) << e;
+}
+
 TEST(NnLayers, LayerNorm) {
   for (auto norm : std::vector<std::vector<int64_t>>{{5}, {4, 5}}) {
     for (bool affine : {true, false}) {

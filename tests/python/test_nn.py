@@ -75,6 +75,10 @@ LAYERS = [
     ("Embedding(10, 4)", (3, 5), 10),
     ("Embedding(10, 4, padding_idx=0)", (3, 5), 10),
     ("Flatten()", (2, 3, 4), None),
+    ("Unfold((2, 3), padding=1, stride=(2, 1))", (2, 3, 5, 6), None),
+    ("Fold((4, 5), (2, 2))", (2, 12, 12), None),
+    ("LocalResponseNorm(3, alpha=0.3)", (2, 5, 4, 4), None),
+    ("BatchNorm3d(3)", (2, 3, 2, 3, 4), None),
     ("ReflectionPad1d(2)", (2, 3, 5), None),
     ("ReflectionPad2d((1, 0, 2, 1))", (1, 2, 4, 5), None),
     ("ReflectionPad3d(1)", (1, 1, 3, 3, 3), None),
@@ -602,3 +606,20 @@ def test_channel_shuffle_matches_torch():
     (e_out * ember.tensor(weights)).sum().backward()
     back = torch.tensor(weights).reshape(2, 2, 2, 3, 3).transpose(1, 2).reshape(2, 4, 3, 3)
     close(e_x.grad, back)
+
+
+def test_bilinear_matches_torch():
+    e_mod, t_mod = build("Bilinear(4, 5, 3)")
+    assert repr(e_mod) == repr(t_mod)
+    copy_params(e_mod, t_mod)
+    e_a, t_a = pair(wave(6, 4), requires_grad=True)
+    e_b, t_b = pair(wave(6, 5, offset=1.0), requires_grad=True)
+    e_out, t_out = e_mod(e_a, e_b), t_mod(t_a, t_b)
+    close(e_out, t_out, rtol=1e-4, atol=1e-5)
+    e_out.sum().backward()
+    t_out.sum().backward()
+    close(e_a.grad, t_a.grad, rtol=1e-4, atol=1e-5)
+    close(e_b.grad, t_b.grad, rtol=1e-4, atol=1e-5)
+    grads_close(e_mod, t_mod)
+    with pytest.raises(RuntimeError, match="input2 size does not match weight size"):
+        e_mod(e_a, e_a)

@@ -12,6 +12,7 @@
 #include "ember/nn/options/distance.h"
 #include "ember/nn/options/dropout.h"
 #include "ember/nn/options/embedding.h"
+#include "ember/nn/options/fold.h"
 #include "ember/nn/options/linear.h"
 #include "ember/nn/options/loss.h"
 #include "ember/nn/options/normalization.h"
@@ -62,6 +63,11 @@ inline Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
   return ember::conv_transpose2d(input, weight, options.bias(), options.stride(), options.padding(),
                                  options.output_padding(), options.groups(), options.dilation());
 }
+
+// Columns [N, C * kh * kw, L] summed into [N, C, output_size] (unbatched: [C * kh * kw, L]).
+EMBER_API Tensor fold(const Tensor& input, const FoldFuncOptions& options);
+// The sliding windows of [N, C, H, W] (or [C, H, W]) as columns [N, C * kh * kw, L].
+EMBER_API Tensor unfold(const Tensor& input, const UnfoldFuncOptions& options);
 
 inline Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& options) {
   return ember::max_pool1d(input, options.kernel_size(), options.stride(), options.padding(),
@@ -117,6 +123,14 @@ inline Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const 
   return ember::batch_norm(input, options.weight(), options.bias(), running_mean, running_var,
                            options.training(), options.momentum().value_or(0.1), options.eps());
 }
+EMBER_API Tensor local_response_norm(const Tensor& input,
+                                     const LocalResponseNormFuncOptions& options);
+
+inline Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
+                       const Tensor& bias = {}) {
+  return ember::bilinear(input1, input2, weight, bias);
+}
+
 inline Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options) {
   return ember::group_norm(input, options.num_groups(), options.weight(), options.bias(),
                            options.eps());

@@ -16,6 +16,9 @@ namespace ember {
 
 // input @ weight^T + bias, for input [*, in_features] and weight [out_features, in_features].
 EMBER_API Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+// x1^T W[o] x2 + b[o] for input1 [*, in1], input2 [*, in2], weight [out, in1, in2].
+EMBER_API Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight,
+                          const Tensor& bias = {});
 
 // Windows of a [N, C, H, W] input as columns: [N, C * kh * kw, L] (torch.nn.functional.unfold).
 EMBER_API Tensor im2col(const Tensor& input, ExpandingArray<2> kernel_size,

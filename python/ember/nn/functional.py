@@ -4,6 +4,10 @@ from .. import _C
 from .._C import _nn
 
 linear = _nn.linear
+bilinear = _nn.bilinear
+fold = _nn.fold
+unfold = _nn.unfold
+local_response_norm = _nn.local_response_norm
 conv1d = _nn.conv1d
 conv2d = _nn.conv2d
 conv_transpose1d = _nn.conv_transpose1d

@@ -1,5 +1,5 @@
 #pragma once
-// BatchNorm1d and BatchNorm2d with running statistics kept as buffers (running_mean,
+// BatchNorm1d, BatchNorm2d and BatchNorm3d with running statistics kept as buffers (running_mean,
 // running_var, num_batches_tracked), so they move with to() and appear in state_dict().
 #include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
@@ -48,5 +48,16 @@ class EMBER_API BatchNorm2dImpl : public BatchNormImplBase {
   void check_input_dim(const Tensor& input) const override;
 };
 EMBER_MODULE(BatchNorm2d);
+
+class EMBER_API BatchNorm3dImpl : public BatchNormImplBase {
+  EMBER_CLONEABLE(BatchNorm3dImpl)
+  explicit BatchNorm3dImpl(int64_t num_features)
+      : BatchNorm3dImpl(BatchNormOptions(num_features)) {}
+  explicit BatchNorm3dImpl(const BatchNormOptions& options) : BatchNormImplBase(options, 3) {}
+
+ private:
+  void check_input_dim(const Tensor& input) const override;
+};
+EMBER_MODULE(BatchNorm3d);
 
 }  // namespace ember::nn

@@ -25,6 +25,23 @@ class EMBER_API LinearImpl : public Cloneable<LinearImpl> {
 };
 EMBER_MODULE(Linear);
 
+class EMBER_API BilinearImpl : public Cloneable<BilinearImpl> {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : BilinearImpl(BilinearOptions(in1_features, in2_features, out_features)) {}
+  explicit BilinearImpl(const BilinearOptions& options);
+  // Creates the parameters (the constructor calls it; clone() too).
+  void reset() override;
+  void reset_parameters();
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  void pretty_print(std::ostream& stream) const override;
+
+  BilinearOptions options;
+  Tensor weight;  // [out_features, in1_features, in2_features]
+  Tensor bias;    // [out_features], undefined without bias
+};
+EMBER_MODULE(Bilinear);
+
 class EMBER_API FlattenImpl : public Cloneable<FlattenImpl> {
  public:
   void reset() override {}

@@ -1,5 +1,6 @@
 #pragma once
-// LayerNorm over the trailing normalized_shape dimensions; GroupNorm over groups of channels.
+// LayerNorm over the trailing normalized_shape dimensions; GroupNorm over groups of channels;
+// LocalResponseNorm across neighbouring channels.
 #include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/normalization.h"
@@ -37,5 +38,17 @@ class EMBER_API GroupNormImpl : public Cloneable<GroupNormImpl> {
   Tensor weight, bias;  // [num_channels], when affine
 };
 EMBER_MODULE(GroupNorm);
+
+class EMBER_API LocalResponseNormImpl : public Cloneable<LocalResponseNormImpl> {
+ public:
+  explicit LocalResponseNormImpl(int64_t size)
+      : LocalResponseNormImpl(LocalResponseNormOptions(size)) {}
+  explicit LocalResponseNormImpl(const LocalResponseNormOptions& options_) : options(options_) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  LocalResponseNormOptions options;
+};
+EMBER_MODULE(LocalResponseNorm);
 
 }  // namespace ember::nn

@@ -1,5 +1,5 @@
 #pragma once
-// Options of Linear, Flatten, Unflatten and F::linear-style functions.
+// Options of Linear, Bilinear, Flatten, Unflatten and F::linear-style functions.
 #include <cstdint>
 #include <vector>
 
@@ -11,6 +11,15 @@ struct LinearOptions {
   LinearOptions(int64_t in_features, int64_t out_features)
       : in_features_(in_features), out_features_(out_features) {}
   EMBER_ARG(int64_t, in_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+};
+
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in1_features);
+  EMBER_ARG(int64_t, in2_features);
   EMBER_ARG(int64_t, out_features);
   EMBER_ARG(bool, bias) = true;
 };

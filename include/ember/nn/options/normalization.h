@@ -21,6 +21,7 @@ struct BatchNormOptions {
 };
 using BatchNorm1dOptions = BatchNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;
+using BatchNorm3dOptions = BatchNormOptions;
 
 struct LayerNormOptions {
   LayerNormOptions(std::vector<int64_t> normalized_shape)  // NOLINT: implicit as in libtorch
@@ -53,6 +54,16 @@ struct InstanceNormOptions {
 using InstanceNorm1dOptions = InstanceNormOptions;
 using InstanceNorm2dOptions = InstanceNormOptions;
 
+// LocalResponseNorm: each element divided by (k + alpha * mean of the squares of `size`
+// neighbouring channels)^beta (AlexNet).
+struct LocalResponseNormOptions {
+  LocalResponseNormOptions(int64_t size) : size_(size) {}  // NOLINT: implicit as in libtorch
+  EMBER_ARG(int64_t, size);
+  EMBER_ARG(double, alpha) = 1e-4;
+  EMBER_ARG(double, beta) = 0.75;
+  EMBER_ARG(double, k) = 1.0;
+};
+
 namespace functional {
 struct BatchNormFuncOptions {
   EMBER_ARG(Tensor, weight);
@@ -70,6 +81,8 @@ struct LayerNormFuncOptions {
   EMBER_ARG(Tensor, bias);
   EMBER_ARG(double, eps) = 1e-5;
 };
+
+using LocalResponseNormFuncOptions = LocalResponseNormOptions;
 
 struct GroupNormFuncOptions {
   GroupNormFuncOptions(int64_t num_groups)  // NOLINT: implicit as in libtorch

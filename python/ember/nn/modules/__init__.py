@@ -1,6 +1,7 @@
 """The layers of ember.nn, one file per family."""
 from .module import Module  # noqa: F401
-from .linear import Identity, Linear  # noqa: F401
+from .linear import Identity, Linear, Bilinear  # noqa: F401
+from .fold import Fold, Unfold  # noqa: F401
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d  # noqa: F401
 from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d,  # noqa: F401
                       AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d)
@@ -10,8 +11,8 @@ from .activation import (ReLU, LeakyReLU, ELU, Sigmoid, Tanh, SiLU, GELU, Softpl
                          Tanhshrink, LogSigmoid)
 from .dropout import (Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,  # noqa: F401
                       FeatureAlphaDropout)
-from .normalization import (BatchNorm1d, BatchNorm2d, InstanceNorm1d,  # noqa: F401
-                            InstanceNorm2d, LayerNorm, GroupNorm)
+from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d,  # noqa: F401
+                            InstanceNorm2d, LayerNorm, GroupNorm, LocalResponseNorm)
 from .sparse import Embedding  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .padding import (ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,  # noqa: F401

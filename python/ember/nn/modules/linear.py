@@ -1,4 +1,5 @@
-"""Linear (y = x W^T + b), with PyTorch's default initialisation, and Identity."""
+"""Linear (y = x W^T + b) and Bilinear (y = x1^T W x2 + b), with PyTorch's default
+initialisations, and Identity."""
 import math
 
 from ... import _C
@@ -41,3 +42,32 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        kw = {"device": device, "dtype": dtype}
+        self.weight = Parameter(_C.empty((out_features, in1_features, in2_features), **kw))
+        if bias:
+            self.bias = Parameter(_C.empty(out_features, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return _nn.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
