@@ -48,6 +48,7 @@ LAYERS = [
     ("Softmax(dim=1)", (4, 5), None),
     ("Softmin(dim=1)", (4, 5), None),
     ("ReLU6()", (4, 5), None),
+    ("Hardtanh(-0.5, 0.8)", (4, 5), None),
     ("SELU()", (4, 5), None),
     ("CELU(alpha=0.7)", (4, 5), None),
     ("Mish()", (4, 5), None),
@@ -138,6 +139,7 @@ LOSSES = [
     ("SmoothL1Loss(beta=0.5)", "float"), ("CrossEntropyLoss()", "class"),
     ("CrossEntropyLoss(reduction='sum', label_smoothing=0.1)", "class"),
     ("CrossEntropyLoss(ignore_index=1)", "class"), ("NLLLoss()", "class"),
+    ("NLLLoss2d()", "class"),
     ("BCELoss()", "prob"), ("BCEWithLogitsLoss()", "prob"),
     ("BCEWithLogitsLoss(reduction='none')", "prob"),
 ]

@@ -8,7 +8,7 @@ from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPoo
 from .activation import (ReLU, LeakyReLU, ELU, Sigmoid, Tanh, SiLU, GELU, Softplus,  # noqa: F401
                          Softmax, LogSoftmax, Softmin, ReLU6, SELU, CELU, Mish, Hardswish,
                          Hardsigmoid, Threshold, Hardshrink, Softshrink, GLU, PReLU, Softsign,
-                         Tanhshrink, LogSigmoid)
+                         Tanhshrink, LogSigmoid, Hardtanh)
 from .dropout import (Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,  # noqa: F401
                       FeatureAlphaDropout)
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d,  # noqa: F401
@@ -22,7 +22,8 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle  # noqa: 
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d  # noqa: F401
 from .container import Sequential, ModuleList, ModuleDict  # noqa: F401
 from .loss import (MSELoss, L1Loss, SmoothL1Loss, KLDivLoss, NLLLoss,  # noqa: F401
-                   CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, HuberLoss, SoftMarginLoss,
+                   CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, HuberLoss, NLLLoss2d,
+                   SoftMarginLoss,
                    MultiLabelSoftMarginLoss, MultiLabelMarginLoss, HingeEmbeddingLoss,
                    MultiMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,
                    CosineEmbeddingLoss, TripletMarginLoss)

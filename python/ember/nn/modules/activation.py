@@ -240,3 +240,20 @@ class Tanhshrink(_Stateless):
 
 class LogSigmoid(_Stateless):
     _function = staticmethod(F.logsigmoid)
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if max_val <= min_val:
+            raise ValueError("max_val must be greater than min_val")
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return (f"min_val={self.min_val}, max_val={self.max_val}" +
+                (", inplace=True" if self.inplace else ""))
