@@ -57,6 +57,14 @@ void parity(const std::string& ctx, const std::function<Tensor()>& f, const Leav
   for (const auto& [name, t] : also) expect_close(t, r.at(name), rtol, atol, ctx + ": " + name);
 }
 
+// A module's printout, as operator<< writes it.
+template <typename Holder>
+std::string str(const Holder& m) {
+  std::ostringstream os;
+  os << *m;
+  return os.str();
+}
+
 Tensor input(std::vector<int64_t> shape, uint64_t seed) {
   manual_seed(seed);
   return randn(shape, kDouble).requires_grad_();
@@ -318,11 +326,6 @@ TEST(NnLayers, ConvolutionsRejectBadInput) {
 }
 
 TEST(NnLayers, ConvolutionsPrintAsLibtorch) {
-  auto str = [](const auto& m) {
-    std::ostringstream os;
-    os << *m;
-    return os.str();
-  };
   EXPECT_EQ(str(nn::Conv1d(nn::Conv1dOptions(3, 4, 3).padding(1).padding_mode(kReflect))),
             "ember::nn::Conv1d(3, 4, kernel_size=[3], stride=[1], padding=[1], "
             "padding_mode=kReflect)");
@@ -399,11 +402,6 @@ TEST(NnLayers, OneDimensionalAndAdaptiveMaxPools) {
   EXPECT_TRUE(equal(std::get<1>(amax2->forward_with_indices(x2)), r.at("i1")));
   EXPECT_TRUE(equal(std::get<1>(nn::MaxPool1d(2)->forward_with_indices(x)), r.at("i2")));
 
-  auto str = [](const auto& m) {
-    std::ostringstream os;
-    os << *m;
-    return os.str();
-  };
   EXPECT_EQ(str(max1),
             "ember::nn::MaxPool1d(kernel_size=[3], stride=[2], padding=[1], "
             "dilation=[1], ceil_mode=true)");
@@ -603,11 +601,6 @@ TEST(NnLayers, InstanceNorm) {
 }
 
 TEST(NnLayers, NormalizationsPrintAsLibtorch) {
-  auto str = [](const auto& m) {
-    std::ostringstream os;
-    os << *m;
-    return os.str();
-  };
   EXPECT_EQ(str(nn::GroupNorm(2, 6)), "ember::nn::GroupNorm(2, 6, eps=1e-05, affine=true)");
   EXPECT_EQ(str(nn::InstanceNorm2d(3)),
             "ember::nn::InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=false, "
@@ -653,11 +646,6 @@ TEST(NnLayers, FoldUnfoldBilinearLocalResponseNormBatchNorm3d) {
          "y = F.batch_norm(x, rm, rv, w, b, training=True)",
          1e-7, 1e-9, {}, {{"rm", bn->running_mean}, {"rv", bn->running_var}});
 
-  auto str = [](const auto& m) {
-    std::ostringstream os;
-    os << *m;
-    return os.str();
-  };
   EXPECT_EQ(str(fold),
             "ember::nn::Fold(output_size=[4, 5], kernel_size=[2, 2], dilation=[1, 1], "
             "padding=[0, 0], stride=[1, 1])");
@@ -817,11 +805,6 @@ TEST(NnLayers, MoreActivations) {
 }
 
 TEST(NnLayers, MoreActivationsPrintAsLibtorch) {
-  auto str = [](const auto& m) {
-    std::ostringstream os;
-    os << *m;
-    return os.str();
-  };
   EXPECT_EQ(str(nn::ReLU6()), "ember::nn::ReLU6()");
   EXPECT_EQ(str(nn::ReLU6(nn::ReLU6Options(true))), "ember::nn::ReLU6(inplace=true)");
   EXPECT_EQ(str(nn::CELU(nn::CELUOptions().alpha(0.5))), "ember::nn::CELU(alpha=0.5)");
@@ -867,11 +850,6 @@ TEST(NnLayers, ShuffleUpsampleUnflattenIdentity) {
       "y = torch.nn.Unflatten(1, (2, -1))(x)");
   EXPECT_TRUE(nn::Identity()->forward(x).is_same(x));
 
-  auto str = [](const auto& m) {
-    std::ostringstream os;
-    os << *m;
-    return os.str();
-  };
   EXPECT_EQ(str(shuffle), "ember::nn::PixelShuffle(upscale_factor=2)");
   EXPECT_EQ(str(unshuffle), "ember::nn::PixelUnshuffle(downscale_factor=2)");
   EXPECT_EQ(str(nearest), "ember::nn::Upsample(scale_factor=[2, 3], mode=kNearest)");
