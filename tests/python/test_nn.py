@@ -625,3 +625,47 @@ def test_bilinear_matches_torch():
     grads_close(e_mod, t_mod)
     with pytest.raises(RuntimeError, match="input2 size does not match weight size"):
         e_mod(e_a, e_a)
+
+
+def _rename(text):
+    return text.replace("torch.", "ember.")
+
+
+def test_parameter_list_and_dict_match_torch():
+    shapes = [(2, 3), (4,), (3, 1)]
+    e_list = ember.nn.ParameterList([ember.nn.Parameter(ember.ones(*s)) for s in shapes[:2]])
+    t_list = torch.nn.ParameterList([torch.nn.Parameter(torch.ones(*s)) for s in shapes[:2]])
+    e_list.append(ember.zeros(*shapes[2]))  # a plain tensor becomes a Parameter
+    t_list.append(torch.zeros(*shapes[2]))
+    assert repr(e_list) == _rename(repr(t_list))
+    assert len(e_list) == 3 and isinstance(e_list[2], ember.nn.Parameter)
+    assert [n for n, _ in e_list.named_parameters()] == [n for n, _ in t_list.named_parameters()]
+    assert list(e_list.state_dict()) == list(t_list.state_dict())
+    assert [tuple(p.shape) for p in e_list[1:]] == [tuple(p.shape) for p in t_list[1:]]
+    assert tuple(e_list[-1].shape) == (3, 1)
+    with pytest.raises(IndexError, match="index 3 is out of range"):
+        e_list[3]
+
+    e_dict = ember.nn.ParameterDict({"b": ember.nn.Parameter(ember.ones(2)), "a": ember.ones(3)})
+    t_dict = torch.nn.ParameterDict({"b": torch.nn.Parameter(torch.ones(2)), "a": torch.ones(3)})
+    e_dict["c"] = ember.nn.Parameter(ember.zeros(1, 2))
+    t_dict["c"] = torch.nn.Parameter(torch.zeros(1, 2))
+    assert repr(e_dict) == _rename(repr(t_dict))
+    assert list(e_dict.keys()) == list(t_dict.keys())
+    assert list(e_dict.state_dict()) == list(t_dict.state_dict())
+    assert "a" in e_dict and "z" not in e_dict and len(e_dict) == 3
+    assert tuple(e_dict.pop("b").shape) == (2,)
+    assert list(e_dict.keys()) == ["a", "c"] and len(list(e_dict.parameters())) == 2
+
+    # Parameters in a list train like any other: gradients reach them through the module.
+    class Scale(ember.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scales = ember.nn.ParameterList([ember.nn.Parameter(ember.full((3,), 2.0))])
+
+        def forward(self, x):
+            return x * self.scales[0]
+
+    m = Scale()
+    m(ember.ones(3)).sum().backward()
+    assert m.scales[0].grad.tolist() == [1.0, 1.0, 1.0]

@@ -20,7 +20,8 @@ from .padding import (ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,  # noqa
                       ConstantPad2d, ConstantPad3d, ZeroPad2d)
 from .pixelshuffle import PixelShuffle, PixelUnshuffle, ChannelShuffle  # noqa: F401
 from .upsampling import Upsample, UpsamplingNearest2d, UpsamplingBilinear2d  # noqa: F401
-from .container import Sequential, ModuleList, ModuleDict  # noqa: F401
+from .container import (Sequential, ModuleList, ModuleDict, ParameterList,  # noqa: F401
+                        ParameterDict)
 from .loss import (MSELoss, L1Loss, SmoothL1Loss, KLDivLoss, NLLLoss,  # noqa: F401
                    CrossEntropyLoss, BCELoss, BCEWithLogitsLoss, HuberLoss, NLLLoss2d,
                    SoftMarginLoss,

@@ -1,4 +1,6 @@
-"""Sequential, ModuleList and ModuleDict: submodules registered under their index or key."""
+"""Sequential, ModuleList and ModuleDict: submodules registered under their index or key;
+ParameterList and ParameterDict: parameters registered the same way."""
+import operator
 from collections import OrderedDict
 
 from .module import Module
@@ -139,3 +141,148 @@ class ModuleDict(Module):
         items = modules.items() if hasattr(modules, "items") else modules
         for key, module in items:
             self[key] = module
+
+
+# PyTorch's legacy type names, which ParameterDict's repr shows (torch.typename).
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+               "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+               "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+               "bool": "BoolTensor"}
+
+
+def _type_name(p):
+    name = _TYPE_NAMES[str(p.dtype).split(".")[-1]]
+    return f"ember.cuda.{name}" if p.is_cuda else f"ember.{name}"
+
+
+def _parameter_line(key, p, legacy_type_name):
+    """One line of ParameterList/ParameterDict's repr, as PyTorch 1.13 writes it: the list names
+    the dtype, the dict the legacy type name."""
+    from ... import _C
+    from ..parameter import Parameter
+    if isinstance(p, _C.Tensor):
+        size = "x".join(str(s) for s in p.shape)
+        device = f" (GPU {p.get_device()})" if p.is_cuda else ""
+        kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+        what = _type_name(p) if legacy_type_name else p.dtype
+        return f"  ({key}): {kind} containing: [{what} of size {size}{device}]"
+    return f"  ({key}): Object of type: {type(p).__name__}"
+
+
+def _as_parameter(value):
+    from ... import _C
+    from ..parameter import Parameter
+    if isinstance(value, _C.Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """Parameters held in a list, registered under their positions ("0", "1", ...)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _key(self, idx):
+        idx = operator.index(idx)
+        if not -len(self) <= idx < len(self):
+            raise IndexError(f"index {idx} is out of range")
+        return str(idx % len(self))
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            out = type(self)()
+            for i in range(*idx.indices(len(self))):
+                out.append(self[i])
+            return out
+        return getattr(self, self._key(idx))
+
+    def __setitem__(self, idx, param):
+        setattr(self, self._key(idx), _as_parameter(param))
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters):
+        return self.extend(parameters)
+
+    def append(self, value):
+        self._size += 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values):
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(_parameter_line(k, p, False) for k, p in enumerate(self))
+
+
+class ParameterDict(Module):
+    """Parameters held under string keys, in insertion order."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        self._keys = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        if not isinstance(key, str):
+            raise TypeError(f"ParameterDict keys must be strings, got {type(key).__name__}")
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def update(self, parameters):
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs = parameters.items()
+        elif hasattr(parameters, "items"):  # a plain mapping: sorted, as PyTorch 1.13 does
+            pairs = sorted(parameters.items())
+        else:
+            pairs = parameters
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self):
+        return "\n".join(_parameter_line(k, p, True) for k, p in self.items())
