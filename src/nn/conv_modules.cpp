@@ -3,7 +3,6 @@
 // in conv.cpp and conv_transpose.cpp.
 #include "ember/nn/modules/conv.h"
 
-#include <cctype>
 #include <cmath>
 #include <string>
 
@@ -13,17 +12,6 @@
 
 namespace ember::nn {
 namespace {
-
-// libtorch's name of a padding mode: kZeros, kReflect, kReplicate, kCircular.
-std::string mode_name(const conv_padding_mode_t& mode) {
-  return std::visit(
-      [](auto tag) {
-        std::string s = tag.name();
-        s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
-        return "k" + s;
-      },
-      mode);
-}
 
 // PyTorch's reset_parameters of _ConvNd: kaiming_uniform_(a=sqrt(5)) and a bias uniform in
 // +-1/sqrt(fan_in), fan_in from the weight as laid out (transposed weights included).
@@ -125,9 +113,7 @@ std::pair<Tensor, typename ConvOptions<D>::padding_t> ConvNdImpl<D, Derived>::ap
     amounts[2 * (D - 1 - i)] = before;
     amounts[2 * (D - 1 - i) + 1] = after;
   }
-  const std::string mode =
-      std::visit([](auto tag) { return std::string(tag.name()); }, options.padding_mode());
-  return {pad(input, amounts, mode), ExpandingArray<D>(0)};
+  return {pad(input, amounts, enum_name(options.padding_mode())), ExpandingArray<D>(0)};
 }
 
 template <size_t D, typename Derived>
@@ -147,7 +133,7 @@ void ConvNdImpl<D, Derived>::pretty_print(std::ostream& stream) const {
   if (options.groups() != 1) stream << ", groups=" << options.groups();
   if (!options.bias()) stream << std::boolalpha << ", bias=" << options.bias();
   if (!std::holds_alternative<enumtype::kZeros>(options.padding_mode())) {
-    stream << ", padding_mode=" << mode_name(options.padding_mode());
+    stream << ", padding_mode=" << detail::printed_enum_name(options.padding_mode());
   }
   stream << ")";
 }
@@ -160,7 +146,7 @@ void ConvTransposeNdImpl<D, Derived>::reset() {
   check_groups(options.in_channels(), options.out_channels(), options.groups(), name);
   EMBER_CHECK(std::holds_alternative<enumtype::kZeros>(options.padding_mode()), ValueError,
               "Only \"zeros\" padding mode is supported for ", name, ", got ",
-              mode_name(options.padding_mode()));
+              detail::printed_enum_name(options.padding_mode()));
   weight = this->register_parameter(
       "weight",
       ember::empty(weight_shape(options.in_channels(), options.out_channels() / options.groups(),

@@ -12,6 +12,7 @@
 #include "ember/nn/modules/upsampling.h"
 #include "ember/ops.h"
 #include "ember/tensor_data.h"
+#include "nn/describe.h"
 
 namespace ember::nn::functional {
 namespace {
@@ -183,10 +184,7 @@ void UpsampleImpl::pretty_print(std::ostream& stream) const {
   } else if (options.size()) {
     stream << "size=" << IntArrayRef(*options.size());
   }
-  // libtorch's enum names: kNearest, kBilinear, ...
-  std::string mode = std::visit([](auto m) { return std::string(m.name()); }, options.mode());
-  mode[0] = static_cast<char>(mode[0] - 'a' + 'A');
-  stream << ", mode=k" << mode << ")";
+  stream << ", mode=" << detail::printed_enum_name(options.mode()) << ")";
 }
 
 }  // namespace ember::nn

@@ -75,6 +75,10 @@ def _implicit_dim(ndim):
 
 
 # ---- activations ----
+def _maybe_inplace(input, out, inplace):
+    return input.copy_(out) if inplace else out
+
+
 def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
 
@@ -88,18 +92,15 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    out = _nn.leaky_relu(input, negative_slope)
-    return input.copy_(out) if inplace else out
+    return _maybe_inplace(input, _nn.leaky_relu(input, negative_slope), inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    out = _nn.elu(input, alpha)
-    return input.copy_(out) if inplace else out
+    return _maybe_inplace(input, _nn.elu(input, alpha), inplace)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    out = _nn.hardtanh(input, min_val, max_val)
-    return input.copy_(out) if inplace else out
+    return _maybe_inplace(input, _nn.hardtanh(input, min_val, max_val), inplace)
 
 
 def softplus(input, beta=1, threshold=20):
@@ -121,12 +122,7 @@ def tanh(input):
 
 
 def silu(input, inplace=False):
-    out = input * input.sigmoid()
-    return input.copy_(out) if inplace else out
-
-
-def _maybe_inplace(input, out, inplace):
-    return input.copy_(out) if inplace else out
+    return _maybe_inplace(input, input * input.sigmoid(), inplace)
 
 
 def hardswish(input, inplace=False):
