@@ -12,21 +12,33 @@ namespace tt = ::ember;
 struct CpuBf16Autocast {
   ember::amp::autocast region{ember::kCPU, ember::kBFloat16};
 };
+inline ember::Tensor attention(const ember::Tensor& q, const ember::Tensor& k,
+                               const ember::Tensor& v, bool causal) {
+  return ember::scaled_dot_product_attention(q, k, v, {}, 0.0, causal);
+}
+inline ember::Tensor attention_math(const ember::Tensor& q, const ember::Tensor& k,
+                                    const ember::Tensor& v, bool causal) {
+  ember::nn::attention::SdpaKernelGuard math({ember::nn::attention::SDPBackend::MATH});
+  return ember::scaled_dot_product_attention(q, k, v, {}, 0.0, causal);
+}
 }  // namespace bench
+#define EMBER_BENCH_ATTENTION_MATH
 
 #include "amp_cases.h"
+#include "attention_cases.h"
 #include "op_cases.h"
 #include "reference.h"
 #include "train_cases.h"
 
 static const char* kUsage =
-    "bench_ember [--groups small,elementwise,reduce,gemm,softmax,train,amp,epoch] [--threads N]\n"
+    "bench_ember [--groups small,elementwise,reduce,gemm,softmax,attention,train,amp,epoch] "
+    "[--threads N]\n"
     "            [--epochs N] [--quick] [--list] [--out FILE]\n";
 
 int main(int argc, char** argv) {
   bench::Options opts = bench::parse_args(argc, argv, kUsage);
   if (opts.list_only) {
-    std::puts("small elementwise reduce gemm softmax train amp epoch");
+    std::puts("small elementwise reduce gemm softmax attention train amp epoch");
     return 0;
   }
   // Ember's loops and OpenBLAS both run on OpenMP: one setting pins both.
@@ -34,6 +46,7 @@ int main(int argc, char** argv) {
   openblas_set_num_threads(opts.threads);
   bench::Runner r("ember", opts);
   bench::op_rows(r);
+  bench::attention_rows(r);
   bench::reference_rows(r);
   bench::step_rows(r);
   bench::amp_rows(r);

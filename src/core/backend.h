@@ -6,6 +6,7 @@
 
 #include "core/device_audit.h"
 #include "ember/tensor.h"
+#include "kernel_math/attention.h"
 #include "kernel_math/ops_list.h"
 #include "kernel_math/window2d.h"
 
@@ -145,6 +146,22 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
     (const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices, const Window2d& g),     \
     (grad_in, grad_out, indices, g), "ember::max_pool2d_with_indices_backward", (grad_in),         \
     (grad_out, indices), meta_skip)                                                                \
+  /* Fused attention (kernel_math/attention.h has the layouts): out = softmax(q k^T * scale + */  \
+  /* mask, causal) v with dropout, and each query's log-sum-exp in lse; no [L, S] buffer. */       \
+  X(attention, void,                                                                               \
+    (const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,      \
+     const Tensor& mask, const AttentionGeometry& g),                                              \
+    (out, lse, q, k, v, mask, g), "ember::_scaled_dot_product_flash_attention", (out), (q, k, v), \
+    meta_skip)                                                                                     \
+  /* Its gradients from grad_out and the forward's out and lse, the probabilities recomputed */    \
+  /* block by block; grad_q/k/v have q/k/v's layouts. */                                           \
+  X(attention_backward, void,                                                                      \
+    (const Tensor& grad_q, const Tensor& grad_k, const Tensor& grad_v, const Tensor& grad_out,     \
+     const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out, const Tensor& lse,      \
+     const Tensor& mask, const AttentionGeometry& g),                                              \
+    (grad_q, grad_k, grad_v, grad_out, q, k, v, out, lse, mask, g),                                \
+    "ember::_scaled_dot_product_flash_attention_backward", (grad_q), (grad_out, q, k, v),          \
+    meta_skip)                                                                                     \
   /* Mixed precision (amp::GradScaler). Every tensor of `grads` (dense, one floating dtype, */     \
   /* this device) is multiplied in place by inv_scale[0] in one pass over all of them; */          \
   /* found_inf[0] (float32) becomes 1 when any element was inf or NaN. PyTorch's */                \

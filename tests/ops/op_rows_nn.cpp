@@ -1,6 +1,7 @@
 // The rows of the sliding windows (conv2d, im2col/col2im, pooling) and of nn: layers,
 // normalisation, activations, padding, interpolation, losses.
 #include "ember/autograd.h"
+#include "ember/nn/attention.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/ops.h"
 #include "ember/tensor_data.h"
@@ -402,6 +403,75 @@ std::vector<OpInfo> nn_rows() {
        OP(ember::kl_div(ember::log_softmax(a, 1), ember::softmax(b, 1), Reduction::Sum)),
        "F.kl_div(torch.log_softmax(a, 1), torch.softmax(b, 1), reduction='sum')",
        true},
+
+      // ---- attention: the fused kernel (the default backend), PyTorch 1.13's composition ----
+      {"scaled_dot_product_attention",
+       {F({2, 3, 5, 8}), F({2, 3, 7, 8}), F({2, 3, 7, 6})},
+       OP(ember::scaled_dot_product_attention(a, b, c)),
+       "(a @ b.transpose(-2, -1) * 8 ** -0.5).softmax(-1) @ c",
+       true,
+       kMmRtol,
+       kMmAtol},
+      // 67 queries and keys: a full block of 64 and a partial one, with the causal diagonal
+      // crossing both.
+      {"scaled_dot_product_attention_causal",
+       {F({1, 2, 67, 4}), F({1, 2, 67, 4}), F({1, 2, 67, 3})},
+       OP(ember::scaled_dot_product_attention(a, b, c, {}, 0.0, true)),
+       "s = a @ b.transpose(-2, -1) * 0.5; "
+       "s = s.masked_fill(torch.ones(67, 67, dtype=torch.bool).triu(1), float('-inf')); "
+       "s.softmax(-1) @ c",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"scaled_dot_product_attention_causal_math",
+       {F({2, 6, 4}), F({2, 9, 4}), F({2, 9, 5})},
+       OP(([&] {
+         nn::attention::SdpaKernelGuard math({nn::attention::SDPBackend::MATH});
+         return ember::scaled_dot_product_attention(a, b, c, {}, 0.0, true);
+       }())),
+       "s = a @ b.transpose(-2, -1) * 0.5; "
+       "s = s.masked_fill(torch.ones(6, 9, dtype=torch.bool).triu(1), float('-inf')); "
+       "s.softmax(-1) @ c",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"scaled_dot_product_attention_bool_mask",
+       {F({2, 2, 5, 4}), F({2, 2, 7, 4}), F({2, 2, 7, 4})},
+       OP(ember::scaled_dot_product_attention(
+           a, b, c, ember::ones({5, 7}, a.options().dtype(kBool)).tril(2), 0.0, false, 0.3)),
+       "s = a @ b.transpose(-2, -1) * 0.3; "
+       "s = s.masked_fill(~torch.ones(5, 7, dtype=torch.bool).tril(2), float('-inf')); "
+       "s.softmax(-1) @ c",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"scaled_dot_product_attention_float_mask",
+       {F({2, 3, 5, 4}), F({2, 3, 6, 4}), F({2, 3, 6, 4})},
+       OP(ember::scaled_dot_product_attention(a, b, c,
+                                              (ember::arange(30, a.options().dtype(kFloat)) * 0.1)
+                                                  .reshape({3, 1, 10})
+                                                  .narrow(2, 0, 6))),
+       "m = (torch.arange(30, dtype=torch.float32) * 0.1).reshape(3, 1, 10)[:, :, :6]; "
+       "(a @ b.transpose(-2, -1) * 0.5 + m).softmax(-1) @ c",
+       true,
+       kMmRtol,
+       kMmAtol},
+      // A mask that needs a gradient goes to the math path, which gives it one.
+      {"scaled_dot_product_attention_mask_grad",
+       {F({2, 4, 3}), F({2, 5, 3}), F({2, 5, 3}), F({4, 5})},
+       OP(ember::scaled_dot_product_attention(a, b, c, d)),
+       "(a @ b.transpose(-2, -1) * 3 ** -0.5 + d).softmax(-1) @ c",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"scaled_dot_product_attention_gqa",
+       {F({1, 4, 5, 8}), F({1, 2, 6, 8}), F({1, 2, 6, 8})},
+       OP(ember::scaled_dot_product_attention(a, b, c, {}, 0.0, false, std::nullopt, true)),
+       "k = b.repeat_interleave(2, -3); v = c.repeat_interleave(2, -3); "
+       "(a @ k.transpose(-2, -1) * 8 ** -0.5).softmax(-1) @ v",
+       true,
+       kMmRtol,
+       kMmAtol},
   };
 }
 

@@ -708,6 +708,23 @@ std::vector<FamilyCall> every_family_call() {
        },
        "ember::max_pool2d_with_indices_backward",
        {{1, 3, 3}, {1, 9}}},
+      {"attention",
+       [](Backend& b) {
+         const AttentionGeometry a{1, 2, 1, 3, 4, 5, 6, 0.5, false, 0.0, 0, 0, false, {}};
+         b.attention(meta({1, 2, 3, 6}), meta({1, 2, 3}), meta({1, 2, 3, 5}), meta({1, 1, 4, 5}),
+                     meta({1, 1, 4, 6}), Tensor(), a);
+       },
+       "ember::_scaled_dot_product_flash_attention",
+       {{1, 2, 3, 5}, {1, 1, 4, 5}, {1, 1, 4, 6}}},
+      {"attention_backward",
+       [](Backend& b) {
+         const AttentionGeometry a{1, 2, 1, 3, 4, 5, 6, 0.5, false, 0.0, 0, 0, false, {}};
+         b.attention_backward(meta({1, 2, 3, 5}), meta({1, 1, 4, 5}), meta({1, 1, 4, 6}),
+                              meta({1, 2, 3, 6}), meta({1, 2, 3, 5}), meta({1, 1, 4, 5}),
+                              meta({1, 1, 4, 6}), meta({1, 2, 3, 6}), meta({1, 2, 3}), Tensor(), a);
+       },
+       "ember::_scaled_dot_product_flash_attention_backward",
+       {{1, 2, 3, 6}, {1, 2, 3, 5}, {1, 1, 4, 5}, {1, 1, 4, 6}}},
       {"non_finite_check_and_unscale",
        [](Backend& b) {
          b.non_finite_check_and_unscale({meta({7})}, meta({1}), meta({1, 1}));
