@@ -1,5 +1,6 @@
 #pragma once
 // Everything of ember::nn: Module and holders, layers, containers, losses, functional and init.
+#include "ember/nn/attention.h"
 #include "ember/nn/cloneable.h"
 #include "ember/nn/enum.h"
 #include "ember/nn/expanding_array.h"

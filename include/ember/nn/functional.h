@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "ember/autograd.h"
+#include "ember/nn/attention.h"
 #include "ember/nn/enum.h"
 #include "ember/nn/ops.h"
 #include "ember/nn/options/activation.h"
@@ -35,6 +36,16 @@ EMBER_API Tensor conv1d_with_padding(const Tensor& input, const Tensor& weight, 
                                      ExpandingArray<1> dilation, int64_t groups);
 
 namespace functional {
+
+// PyTorch 2.x's F.scaled_dot_product_attention (ember/nn/attention.h).
+inline Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key,
+                                           const Tensor& value, const Tensor& attn_mask = {},
+                                           double dropout_p = 0.0, bool is_causal = false,
+                                           std::optional<double> scale = std::nullopt,
+                                           bool enable_gqa = false) {
+  return ember::scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
+                                             scale, enable_gqa);
+}
 
 inline Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}) {
   return ember::linear(input, weight, bias);
