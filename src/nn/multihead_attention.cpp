@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ember/nn/attention.h"
+#include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/nn/modules/multihead_attention.h"
 #include "ember/nn/ops.h"

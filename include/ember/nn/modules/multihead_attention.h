@@ -1,7 +1,7 @@
 #pragma once
-// MultiheadAttention (libtorch 1.13's module, with PyTorch's batch_first) and
-// F::multi_head_attention_forward, the one implementation the module and the Transformer layers
-// call.
+// MultiheadAttention: libtorch 1.13's module, with PyTorch's batch_first. Its forward is
+// F::multi_head_attention_forward (ember/nn/functional.h), the one implementation the module and
+// the Transformer layers call.
 #include <tuple>
 
 #include "ember/nn/cloneable.h"
@@ -12,18 +12,6 @@
 
 namespace ember {
 namespace nn {
-namespace functional {
-
-// PyTorch 1.13's F.multi_head_attention_forward: query [L, N, E] (or [L, E] unbatched), key
-// [S, N, Ek], value [S, N, Ev]; returns the output [L, N, E] and, with need_weights, the attention
-// weights [N, L, S] (averaged over the heads) or [N, num_heads, L, S]; else an undefined tensor.
-// Without need_weights the attention itself is ember::scaled_dot_product_attention.
-EMBER_API std::tuple<Tensor, Tensor> multi_head_attention_forward(
-    const Tensor& query, const Tensor& key, const Tensor& value,
-    const MultiheadAttentionForwardFuncOptions& options);
-
-}  // namespace functional
-
 class EMBER_API MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
  public:
   MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
