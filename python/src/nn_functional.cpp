@@ -4,6 +4,9 @@
 #include <nanobind/stl/tuple.h>
 
 #include "common.h"
+#include "ember/nn/attention.h"
+#include "ember/nn/modules/multihead_attention.h"
+#include "ember/nn/modules/transformer.h"
 
 namespace ember::python {
 namespace {
@@ -704,6 +707,86 @@ void def_recurrent(nb::module_& m) {
       "sequences"_a, "batch_first"_a = false, "padding_value"_a = 0.0, RG());
 }
 
+// Attention: F.scaled_dot_product_attention (PyTorch 2.x's keywords),
+// F.multi_head_attention_forward (PyTorch 1.13's) and torch.nn.attention's backend choice.
+struct SdpaKernel {
+  explicit SdpaKernel(const std::vector<nn::attention::SDPBackend>& backends)
+      : guard(std::make_unique<nn::attention::SdpaKernelGuard>(backends)) {}
+  void close() { guard.reset(); }
+  std::unique_ptr<nn::attention::SdpaKernelGuard> guard;
+};
+
+void def_attention(nb::module_& m) {
+  using nn::attention::SDPBackend;
+  nb::enum_<SDPBackend>(m, "SDPBackend")
+      .value("ERROR", SDPBackend::ERROR)
+      .value("MATH", SDPBackend::MATH)
+      .value("FLASH_ATTENTION", SDPBackend::FLASH_ATTENTION)
+      .value("EFFICIENT_ATTENTION", SDPBackend::EFFICIENT_ATTENTION)
+      .value("CUDNN_ATTENTION", SDPBackend::CUDNN_ATTENTION);
+  nb::class_<SdpaKernel>(m, "_SdpaKernelGuard")
+      .def(nb::init<const std::vector<SDPBackend>&>(), "backends"_a)
+      .def("close", &SdpaKernel::close);
+  m.def("_sdpa_enabled_backends", &nn::attention::enabled_backends);
+  m.def("_sdpa_last_choice", [] {
+    auto c = nn::attention::last_choice();
+    return std::make_tuple(c.backend, c.refused);
+  });
+  m.def(
+      "scaled_dot_product_attention",
+      [](T q, T k, T v, OptT mask, double dropout_p, bool is_causal, std::optional<double> scale,
+         bool enable_gqa) {
+        return scaled_dot_product_attention(q, k, v, or_undefined(mask), dropout_p, is_causal,
+                                            scale, enable_gqa);
+      },
+      "query"_a, "key"_a, "value"_a, "attn_mask"_a = nb::none(), "dropout_p"_a = 0.0,
+      "is_causal"_a = false, "scale"_a = nb::none(), nb::kw_only(), "enable_gqa"_a = false, RG());
+  m.def(
+      "multi_head_attention_forward",
+      [](T query, T key, T value, int64_t embed_dim_to_check, int64_t num_heads,
+         OptT in_proj_weight, OptT in_proj_bias, OptT bias_k, OptT bias_v, bool add_zero_attn,
+         double dropout_p, T out_proj_weight, OptT out_proj_bias, bool training,
+         OptT key_padding_mask, bool need_weights, OptT attn_mask, bool use_separate_proj_weight,
+         OptT q_proj_weight, OptT k_proj_weight, OptT v_proj_weight, OptT static_k, OptT static_v,
+         bool average_attn_weights) -> nb::object {
+        std::tuple<Tensor, Tensor> r;
+        {
+          nb::gil_scoped_release release;
+          r = nn::functional::multi_head_attention_forward(
+              query, key, value,
+              nn::functional::MultiheadAttentionForwardFuncOptions(
+                  embed_dim_to_check, num_heads, or_undefined(in_proj_weight),
+                  or_undefined(in_proj_bias), or_undefined(bias_k), or_undefined(bias_v),
+                  add_zero_attn, dropout_p, out_proj_weight, or_undefined(out_proj_bias))
+                  .training(training)
+                  .key_padding_mask(or_undefined(key_padding_mask))
+                  .need_weights(need_weights)
+                  .attn_mask(or_undefined(attn_mask))
+                  .use_separate_proj_weight(use_separate_proj_weight)
+                  .q_proj_weight(or_undefined(q_proj_weight))
+                  .k_proj_weight(or_undefined(k_proj_weight))
+                  .v_proj_weight(or_undefined(v_proj_weight))
+                  .static_k(or_undefined(static_k))
+                  .static_v(or_undefined(static_v))
+                  .average_attn_weights(average_attn_weights));
+        }
+        const Tensor& w = std::get<1>(r);
+        return nb::make_tuple(std::get<0>(r), w.defined() ? nb::cast(w) : nb::none());
+      },
+      "query"_a, "key"_a, "value"_a, "embed_dim_to_check"_a, "num_heads"_a,
+      "in_proj_weight"_a.none(), "in_proj_bias"_a.none(), "bias_k"_a.none(), "bias_v"_a.none(),
+      "add_zero_attn"_a, "dropout_p"_a, "out_proj_weight"_a, "out_proj_bias"_a.none(),
+      "training"_a = true, "key_padding_mask"_a = nb::none(), "need_weights"_a = true,
+      "attn_mask"_a = nb::none(), "use_separate_proj_weight"_a = false,
+      "q_proj_weight"_a = nb::none(), "k_proj_weight"_a = nb::none(),
+      "v_proj_weight"_a = nb::none(), "static_k"_a = nb::none(), "static_v"_a = nb::none(),
+      "average_attn_weights"_a = true);
+  m.def(
+      "generate_square_subsequent_mask",
+      [](int64_t sz) { return nn::TransformerImpl::generate_square_subsequent_mask(sz); }, "sz"_a,
+      RG());
+}
+
 }  // namespace
 
 void init_nn_functional(nb::module_& m) {
@@ -714,6 +797,7 @@ void init_nn_functional(nb::module_& m) {
   def_resampling(nn);
   def_recurrent(nn);
   def_losses(nn);
+  def_attention(nn);
 }
 
 }  // namespace ember::python

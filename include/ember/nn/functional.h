@@ -2,6 +2,7 @@
 // ember::nn::functional: libtorch's F:: API (namespace F = ember::nn::functional;), taking the
 // same *FuncOptions objects, e.g.
 //   F::cross_entropy(x, y, F::CrossEntropyFuncOptions().ignore_index(-100).label_smoothing(0.1));
+#include <tuple>
 #include <variant>
 
 #include "ember/autograd.h"
@@ -20,6 +21,7 @@
 #include "ember/nn/options/padding.h"
 #include "ember/nn/options/pixelshuffle.h"
 #include "ember/nn/options/pooling.h"
+#include "ember/nn/options/transformer.h"
 #include "ember/nn/options/upsampling.h"
 #include "ember/ops.h"
 
@@ -46,6 +48,15 @@ inline Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& ke
   return ember::scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
                                              scale, enable_gqa);
 }
+
+// PyTorch 1.13's F.multi_head_attention_forward (src/nn/multihead_attention.cpp): query [L, N, E]
+// (or [L, E] unbatched), key [S, N, Ek], value [S, N, Ev]; returns the output [L, N, E] and, with
+// need_weights, the attention weights [N, L, S] (averaged over the heads) or [N, num_heads, L, S];
+// else an undefined tensor. Without need_weights the attention is
+// ember::scaled_dot_product_attention (the fused kernel when it accepts the call).
+EMBER_API std::tuple<Tensor, Tensor> multi_head_attention_forward(
+    const Tensor& query, const Tensor& key, const Tensor& value,
+    const MultiheadAttentionForwardFuncOptions& options);
 
 inline Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}) {
   return ember::linear(input, weight, bias);

@@ -5,3 +5,4 @@ from .modules import *  # noqa: F401,F403
 from . import functional, init, utils  # noqa: F401
 from . import parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401
+from . import attention  # noqa: F401

@@ -364,3 +364,71 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if bool((var < 0).any()):  # PyTorch checks this on the host too
         raise ValueError("var has negative entry/entries")
     return _nn.gaussian_nll_loss(input, target, var, full, eps, _checked_reduction(reduction))
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """PyTorch 2.x's F.scaled_dot_product_attention; the backend follows
+    ember.nn.attention.sdpa_kernel, and ember.nn.attention.last_choice() says which one ran."""
+    return _nn.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
+                                            scale, enable_gqa=enable_gqa)
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    # PyTorch 1.13's asserts, raised as AssertionError before the C++ call.
+    if query.dim() == 3:
+        assert key.dim() == 3 and value.dim() == 3, \
+            ("For batched (3-D) `query`, expected `key` and `value` to be 3-D"
+             f" but found {key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None:
+            assert key_padding_mask.dim() == 2, \
+                ("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D"
+                 f" but found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None:
+            assert attn_mask.dim() in (2, 3), \
+                ("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D"
+                 f" but found {attn_mask.dim()}-D tensor instead")
+    elif query.dim() == 2:
+        assert key.dim() == 2 and value.dim() == 2, \
+            ("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D"
+             f" but found {key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None:
+            assert key_padding_mask.dim() == 1, \
+                ("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D"
+                 f" but found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None:
+            assert attn_mask.dim() in (2, 3), \
+                ("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D"
+                 f" but found {attn_mask.dim()}-D tensor instead")
+            if attn_mask.dim() == 3:
+                expected_shape = (num_heads, query.shape[0], key.shape[0])
+                assert tuple(attn_mask.shape) == expected_shape, \
+                    (f"Expected `attn_mask` shape to be {expected_shape} but got "
+                     f"{attn_mask.shape}")
+    else:
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.dim()}-D query tensor")
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
+                                 in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+                                 dropout_p, out_proj_weight, out_proj_bias, training=True,
+                                 key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None,
+                                 k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights=True):
+    """PyTorch 1.13's F.multi_head_attention_forward: (output, weights or None)."""
+    _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if key_padding_mask is not None:
+        if key_padding_mask.dtype != _C.bool and not key_padding_mask.is_floating_point():
+            raise AssertionError("only bool and floating types of key_padding_mask are supported")
+    embed_dim = query.shape[-1]
+    assert embed_dim == embed_dim_to_check, \
+        f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
+    assert (embed_dim // num_heads) * num_heads == embed_dim, \
+        f"embed_dim {embed_dim} not divisible by num_heads {num_heads}"
+    return _nn.multi_head_attention_forward(
+        query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k,
+        bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training,
+        key_padding_mask, need_weights, attn_mask, use_separate_proj_weight, q_proj_weight,
+        k_proj_weight, v_proj_weight, static_k, static_v, average_attn_weights)

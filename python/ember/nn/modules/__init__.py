@@ -8,7 +8,7 @@ from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPoo
 from .activation import (ReLU, LeakyReLU, ELU, Sigmoid, Tanh, SiLU, GELU, Softplus,  # noqa: F401
                          Softmax, LogSoftmax, Softmin, ReLU6, SELU, CELU, Mish, Hardswish,
                          Hardsigmoid, Threshold, Hardshrink, Softshrink, GLU, PReLU, Softsign,
-                         Tanhshrink, LogSigmoid, Hardtanh)
+                         Tanhshrink, LogSigmoid, Hardtanh, MultiheadAttention)
 from .dropout import (Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,  # noqa: F401
                       FeatureAlphaDropout)
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d,  # noqa: F401
@@ -30,3 +30,5 @@ from .loss import (MSELoss, L1Loss, SmoothL1Loss, KLDivLoss, NLLLoss,  # noqa: F
                    CosineEmbeddingLoss, TripletMarginLoss)
 from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU  # noqa: F401
+from .transformer import (Transformer, TransformerEncoder, TransformerDecoder,  # noqa: F401
+                          TransformerEncoderLayer, TransformerDecoderLayer)
