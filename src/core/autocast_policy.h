@@ -26,6 +26,8 @@ enum class CastPolicy : uint8_t {
   _(linear, LowerPrecision, LowerPrecision)                      \
   _(conv2d, LowerPrecision, LowerPrecision)                      \
   _(conv_transpose2d, LowerPrecision, Float32)                   \
+  /* PyTorch 2.x's CUDA list (1.13 has no such op) */            \
+  _(scaled_dot_product_attention, LowerPrecision, Native)        \
   /* float32: range-sensitive math, norms and losses */          \
   _(exp, Float32, Native)                                        \
   _(log, Float32, Native)                                        \

@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "core/autocast_hook.h"
 #include "ember/autograd.h"
 #include "ember/error.h"
 #include "ember/nn/ops.h"
@@ -221,6 +222,12 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale, bool enable_gqa) {
   using namespace nn::attention;
+  if (amp::autocast_applies(query)) {
+    amp::AutocastScope ac(amp::AutocastOp::scaled_dot_product_attention, query);
+    return scaled_dot_product_attention(ac.cast(query), ac.cast(key), ac.cast(value),
+                                        ac.cast(attn_mask), dropout_p, is_causal, scale,
+                                        enable_gqa);
+  }
   check_inputs(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa);
   const int64_t hq = query.dim() >= 3 ? query.size(-3) : 1, hk = key.dim() >= 3 ? key.size(-3) : 1;
   EMBER_CHECK(enable_gqa || hq == hk || hk == 1, ValueError,

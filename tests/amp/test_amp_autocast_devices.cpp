@@ -89,6 +89,16 @@ std::vector<DeviceCase> cases() {
        DOP(F::conv2d(a, b, F::Conv2dFuncOptions().bias(c).padding(1))),
        "F.conv2d(" + aL + ", " + bL + ", " + cL + ", padding=1).to(L)",
        ""},
+      // lower precision on CUDA (PyTorch 2.x's CUDA list); the CPU runs it in its inputs' dtype
+      {"scaled_dot_product_attention",
+       {F32({2, 2, 5, 4}), F32({2, 2, 5, 4}), F32({2, 2, 5, 4})},
+       DOP(scaled_dot_product_attention(a, b, c, {}, 0.0, true)),
+       "torch.softmax((" + aL + " @ " + bL +
+           ".transpose(-2, -1) * 0.5).masked_fill(torch.ones(5, "
+           "5, dtype=torch.bool).triu(1), float('-inf')), -1) @ " +
+           cL + ").to(L)",
+       "(torch.softmax((a.double() @ b.double().transpose(-2, -1) * 0.5).masked_fill(torch.ones("
+       "5, 5, dtype=torch.bool).triu(1), float('-inf')), -1) @ c.double()).float()"},
       {"float64_untouched",
        {{{3, 4}, kDouble}, {{4, 2}, kDouble}},
        DOP(mm(a, b)),
