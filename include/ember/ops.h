@@ -26,6 +26,10 @@ EMBER_API Tensor randint(int64_t low, int64_t high, IntArrayRef sizes,
                          const TensorOptions& options = kLong);
 EMBER_API Tensor randint(int64_t high, IntArrayRef sizes, const TensorOptions& options = kLong);
 EMBER_API Tensor randperm(int64_t n, const TensorOptions& options = kLong);
+// num_samples category indices (int64) per row of input, a [K] or [rows, K] tensor of
+// non-negative weights (any sum > 0): with replacement by the inverse cumulative sum, without by
+// the exponential race (src/ops/multinomial.cpp). Draws from the default Philox generator.
+EMBER_API Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement = false);
 EMBER_API Tensor arange(const Scalar& end, const TensorOptions& options = {});
 EMBER_API Tensor arange(const Scalar& start, const Scalar& end, const TensorOptions& options = {});
 EMBER_API Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,

@@ -264,6 +264,7 @@ class EMBER_API Tensor {
   Tensor argsort(bool stable, int64_t dim = -1, bool descending = false) const;
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
                                   bool sorted = true) const;
+  Tensor multinomial(int64_t num_samples, bool replacement = false) const;
   Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor flip(IntArrayRef dims) const;

@@ -1,5 +1,5 @@
-// Sorting and scans along a dim: sort and topk (a (values, indices) pair, as
-// ember.return_types.sort / topk), argsort, cumsum and cumprod. Each is ember.f(input, ...) and
+// Sorting and scans along a dim, and sampling: sort and topk (a (values, indices) pair, as
+// ember.return_types.sort / topk), argsort, multinomial, cumsum and cumprod. Each is ember.f(input, ...) and
 // Tensor.f(...), with PyTorch's keywords; kernels run without the GIL.
 #include "common.h"
 
@@ -31,6 +31,12 @@ void init_ops_sort_scan(nb::module_& m, nb::class_<Tensor>& cls) {
         return pair_without_gil("topk", [&] { return t.topk(k, dim, largest, sorted); });
       },
       "k"_a, "dim"_a = -1, "largest"_a = true, "sorted"_a = true);
+  both(
+      m, cls, "multinomial",
+      [](T t, int64_t num_samples, bool replacement) {
+        return t.multinomial(num_samples, replacement);
+      },
+      "num_samples"_a, "replacement"_a = false, RG());
   for (const char* name : {"cumsum", "cumprod"}) {
     const bool is_sum = name[3] == 's';
     both(

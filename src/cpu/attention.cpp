@@ -2,7 +2,8 @@
 // the dropout rule). Flash-attention's design: a task is one block of queries of one (batch,
 // head); it walks the key blocks, computes the block's scores with one GEMM, folds them into the
 // running maximum and sum of each query ("online softmax"), and adds probabilities @ values with
-// a second GEMM. Only a [64, 64] score block exists at a time, never the [L, S] matrix.
+// a second GEMM. Only a [64, 256] score block (128 keys when causal) exists at a time, never the
+// [L, S] matrix.
 //
 // The backward recomputes the probabilities from the saved log-sum-exp, and no two tasks write
 // the same gradient: with many (batch, key head) pairs, a task per pair walks all its blocks
@@ -28,7 +29,12 @@
 namespace ember::cpu {
 namespace {
 
-constexpr int64_t kQueryBlock = 64, kKeyBlock = 64;
+constexpr int64_t kQueryBlock = 64;
+// Keys per block: wide blocks make fewer, larger GEMMs; causal calls use narrower ones, since a
+// block the diagonal crosses is computed whole and half of it is then hidden.
+int64_t key_block(const AttentionGeometry& g) {
+  return g.is_causal ? 128 : 256;
+}
 
 template <typename T>
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
@@ -56,6 +62,7 @@ template <typename T>
 struct Operands {
   const AttentionGeometry& g;
   const T *q, *k, *v, *mask;
+  int64_t kb = key_block(g);  // keys per block; the row stride of the score blocks
 
   const T* q_at(int64_t b, int64_t h, int64_t i) const {
     return q + ((b * g.q_heads + h) * g.q_len + i) * g.head_dim;
@@ -69,16 +76,16 @@ struct Operands {
   int64_t row(int64_t b, int64_t h, int64_t i) const { return (b * g.q_heads + h) * g.q_len + i; }
 };
 
-// s [nq, kKeyBlock] = scale * q_block k_block^T + mask, -inf where the causal rule hides a key.
+// s [nq, o.kb] = scale * q_block k_block^T + mask, -inf where the causal rule hides a key.
 template <typename T>
 void block_scores(const Operands<T>& o, int64_t b, int64_t h, int64_t i0, int64_t nq, int64_t j0,
                   int64_t nk, T* s) {
   const AttentionGeometry& g = o.g;
   gemm(false, true, nq, nk, g.head_dim, static_cast<T>(g.scale), o.q_at(b, h, i0), g.head_dim,
-       o.k_at(b, h, j0), g.head_dim, T(0), s, kKeyBlock);
+       o.k_at(b, h, j0), g.head_dim, T(0), s, o.kb);
   if (!g.has_mask && !g.is_causal) return;
   for (int64_t i = 0; i < nq; ++i) {
-    T* row = s + i * kKeyBlock;
+    T* row = s + i * o.kb;
     if (g.has_mask) {
       const T* m = o.mask + g.mask_offset(b, h, i0 + i, j0);
       const int64_t step = g.mask_strides[3];
@@ -104,7 +111,7 @@ void forward(const Operands<T>& o, T* out, T* lse) {
   const T keep_scale = static_cast<T>(1.0 / (1.0 - g.dropout_p));
   const int64_t work = kQueryBlock * g.kv_len * (g.head_dim + g.value_dim);
   parallel_for(g.batch * g.q_heads * q_blocks, work, [&](int64_t begin, int64_t end) {
-    std::vector<T> s(kQueryBlock * kKeyBlock), m(kQueryBlock), l(kQueryBlock),
+    std::vector<T> s(kQueryBlock * o.kb), m(kQueryBlock), l(kQueryBlock),
         acc(kQueryBlock * g.value_dim);
     for (int64_t t = begin; t < end; ++t) {
       const int64_t bh = t / q_blocks, b = bh / g.q_heads, h = bh % g.q_heads;
@@ -112,11 +119,12 @@ void forward(const Operands<T>& o, T* out, T* lse) {
       std::fill(m.begin(), m.end(), -std::numeric_limits<T>::infinity());
       std::fill(l.begin(), l.end(), T(0));
       std::fill(acc.begin(), acc.end(), T(0));
-      for (int64_t j0 = 0; j0 < key_end(g, i0, nq); j0 += kKeyBlock) {
-        const int64_t nk = std::min(kKeyBlock, g.kv_len - j0);
+      const int64_t end_key = key_end(g, i0, nq);
+      for (int64_t j0 = 0; j0 < end_key; j0 += o.kb) {
+        const int64_t nk = std::min(o.kb, end_key - j0);
         block_scores(o, b, h, i0, nq, j0, nk, s.data());
         for (int64_t i = 0; i < nq; ++i) {
-          T* row = s.data() + i * kKeyBlock;
+          T* row = s.data() + i * o.kb;
           T top = m[i];
           for (int64_t j = 0; j < nk; ++j) top = std::max(top, row[j]);
           if (top == -std::numeric_limits<T>::infinity()) {  // nothing seen yet: weights 0
@@ -138,8 +146,8 @@ void forward(const Operands<T>& o, T* out, T* lse) {
             }
           }
         }
-        gemm(false, false, nq, g.value_dim, nk, T(1), s.data(), kKeyBlock, o.v_at(b, h, j0),
-             g.value_dim, T(1), acc.data(), g.value_dim);
+        gemm(false, false, nq, g.value_dim, nk, T(1), s.data(), o.kb, o.v_at(b, h, j0), g.value_dim,
+             T(1), acc.data(), g.value_dim);
       }
       for (int64_t i = 0; i < nq; ++i) {
         const int64_t r = o.row(b, h, i0 + i);
@@ -164,17 +172,17 @@ void block_gradient(const Operands<T>& o, const T* lse, const T* delta, const T*
   block_scores(o, b, h, i0, nq, j0, nk, s);
   // dP (of the weights after dropout) = dO_block V_block^T
   gemm(false, true, nq, nk, g.value_dim, T(1), grad_out + o.row(b, h, i0) * g.value_dim,
-       g.value_dim, o.v_at(b, h, j0), g.value_dim, T(0), dp, kKeyBlock);
+       g.value_dim, o.v_at(b, h, j0), g.value_dim, T(0), dp, o.kb);
   for (int64_t i = 0; i < nq; ++i) {
     const int64_t r = o.row(b, h, i0 + i);
-    T* srow = s + i * kKeyBlock;
-    T* drow = dp + i * kKeyBlock;
+    T* srow = s + i * o.kb;
+    T* drow = dp + i * o.kb;
     for (int64_t j = 0; j < nk; ++j) srow[j] -= lse[r];
     exp_in_place(srow, nk);
     for (int64_t j = 0; j < nk; ++j) {
       T keep = 1;
       if (g.dropout_p > 0) keep = attention_keeps(g, b, h, i0 + i, j0 + j) ? keep_scale : T(0);
-      if (pd != nullptr) pd[i * kKeyBlock + j] = srow[j] * keep;
+      if (pd != nullptr) pd[i * o.kb + j] = srow[j] * keep;
       drow[j] = srow[j] * (drow[j] * keep - delta[r]);
     }
   }
@@ -196,8 +204,8 @@ void backward(const Operands<T>& o, const T* out, const T* lse, const T* grad_ou
     }
   });
   const T scale = static_cast<T>(g.scale);
-  const int64_t work = g.q_len * kKeyBlock * (2 * g.head_dim + 2 * g.value_dim);
-  const int64_t k_blocks = (g.kv_len + kKeyBlock - 1) / kKeyBlock;
+  const int64_t work = g.q_len * o.kb * (2 * g.head_dim + 2 * g.value_dim);
+  const int64_t k_blocks = (g.kv_len + o.kb - 1) / o.kb;
 
   // Enough (batch, key head) pairs to keep every thread busy: one task per pair computes dK, dV
   // and the dQ of its query heads in one walk over the blocks (5 GEMMs per block pair, as
@@ -205,15 +213,15 @@ void backward(const Operands<T>& o, const T* out, const T* lse, const T* grad_ou
   if (g.batch * g.kv_heads >= 2 * omp_get_max_threads()) {
     parallel_for(
         g.batch * g.kv_heads, work * k_blocks * g.group(), [&](int64_t begin, int64_t end) {
-          std::vector<T> s(kQueryBlock * kKeyBlock), dp(s.size()), pd(s.size());
-          std::vector<T> dk(kKeyBlock * g.head_dim), dv(kKeyBlock * g.value_dim);
+          std::vector<T> s(kQueryBlock * o.kb), dp(s.size()), pd(s.size());
+          std::vector<T> dk(o.kb * g.head_dim), dv(o.kb * g.value_dim);
           for (int64_t t = begin; t < end; ++t) {
             const int64_t b = t / g.kv_heads, hk = t % g.kv_heads;
             const int64_t h0 = hk * g.group(), h1 = h0 + g.group();
             std::fill(grad_q + o.row(b, h0, 0) * g.head_dim, grad_q + o.row(b, h1, 0) * g.head_dim,
                       T(0));
-            for (int64_t j0 = 0; j0 < g.kv_len; j0 += kKeyBlock) {
-              const int64_t nk = std::min(kKeyBlock, g.kv_len - j0);
+            for (int64_t j0 = 0; j0 < g.kv_len; j0 += o.kb) {
+              const int64_t nk = std::min(o.kb, g.kv_len - j0);
               std::fill(dk.begin(), dk.end(), T(0));
               std::fill(dv.begin(), dv.end(), T(0));
               const int64_t first = g.is_causal ? (j0 / kQueryBlock) * kQueryBlock : 0;
@@ -222,14 +230,13 @@ void backward(const Operands<T>& o, const T* out, const T* lse, const T* grad_ou
                   const int64_t nq = std::min(kQueryBlock, g.q_len - i0);
                   block_gradient(o, lse, delta.data(), grad_out, b, h, i0, nq, j0, nk, s.data(),
                                  dp.data(), pd.data());
-                  gemm(true, false, nk, g.value_dim, nq, T(1), pd.data(), kKeyBlock,
+                  gemm(true, false, nk, g.value_dim, nq, T(1), pd.data(), o.kb,
                        grad_out + o.row(b, h, i0) * g.value_dim, g.value_dim, T(1), dv.data(),
                        g.value_dim);
-                  gemm(true, false, nk, g.head_dim, nq, scale, dp.data(), kKeyBlock,
-                       o.q_at(b, h, i0), g.head_dim, T(1), dk.data(), g.head_dim);
-                  gemm(false, false, nq, g.head_dim, nk, scale, dp.data(), kKeyBlock,
-                       o.k_at(b, h, j0), g.head_dim, T(1), grad_q + o.row(b, h, i0) * g.head_dim,
-                       g.head_dim);
+                  gemm(true, false, nk, g.head_dim, nq, scale, dp.data(), o.kb, o.q_at(b, h, i0),
+                       g.head_dim, T(1), dk.data(), g.head_dim);
+                  gemm(false, false, nq, g.head_dim, nk, scale, dp.data(), o.kb, o.k_at(b, h, j0),
+                       g.head_dim, T(1), grad_q + o.row(b, h, i0) * g.head_dim, g.head_dim);
                 }
               }
               const int64_t base = (b * g.kv_heads + hk) * g.kv_len + j0;
@@ -243,11 +250,11 @@ void backward(const Operands<T>& o, const T* out, const T* lse, const T* grad_ou
 
   // Pass 1: dK and dV, one task per key block of one (batch, key head).
   parallel_for(g.batch * g.kv_heads * k_blocks, work * g.group(), [&](int64_t begin, int64_t end) {
-    std::vector<T> s(kQueryBlock * kKeyBlock), dp(s.size()), pd(s.size());
-    std::vector<T> dk(kKeyBlock * g.head_dim), dv(kKeyBlock * g.value_dim);
+    std::vector<T> s(kQueryBlock * o.kb), dp(s.size()), pd(s.size());
+    std::vector<T> dk(o.kb * g.head_dim), dv(o.kb * g.value_dim);
     for (int64_t t = begin; t < end; ++t) {
       const int64_t bhk = t / k_blocks, b = bhk / g.kv_heads, hk = bhk % g.kv_heads;
-      const int64_t j0 = (t % k_blocks) * kKeyBlock, nk = std::min(kKeyBlock, g.kv_len - j0);
+      const int64_t j0 = (t % k_blocks) * o.kb, nk = std::min(o.kb, g.kv_len - j0);
       std::fill(dk.begin(), dk.end(), T(0));
       std::fill(dv.begin(), dv.end(), T(0));
       // Queries before j0 see none of these keys under the causal rule.
@@ -258,9 +265,9 @@ void backward(const Operands<T>& o, const T* out, const T* lse, const T* grad_ou
           block_gradient(o, lse, delta.data(), grad_out, b, h, i0, nq, j0, nk, s.data(), dp.data(),
                          pd.data());
           const T* dout = grad_out + o.row(b, h, i0) * g.value_dim;
-          gemm(true, false, nk, g.value_dim, nq, T(1), pd.data(), kKeyBlock, dout, g.value_dim,
-               T(1), dv.data(), g.value_dim);
-          gemm(true, false, nk, g.head_dim, nq, scale, dp.data(), kKeyBlock, o.q_at(b, h, i0),
+          gemm(true, false, nk, g.value_dim, nq, T(1), pd.data(), o.kb, dout, g.value_dim, T(1),
+               dv.data(), g.value_dim);
+          gemm(true, false, nk, g.head_dim, nq, scale, dp.data(), o.kb, o.q_at(b, h, i0),
                g.head_dim, T(1), dk.data(), g.head_dim);
         }
       }
@@ -273,17 +280,18 @@ void backward(const Operands<T>& o, const T* out, const T* lse, const T* grad_ou
   // Pass 2: dQ, one task per query block of one (batch, query head).
   const int64_t q_blocks = (g.q_len + kQueryBlock - 1) / kQueryBlock;
   parallel_for(g.batch * g.q_heads * q_blocks, work, [&](int64_t begin, int64_t end) {
-    std::vector<T> s(kQueryBlock * kKeyBlock), dp(s.size()), dq(kQueryBlock * g.head_dim);
+    std::vector<T> s(kQueryBlock * o.kb), dp(s.size()), dq(kQueryBlock * g.head_dim);
     for (int64_t t = begin; t < end; ++t) {
       const int64_t bh = t / q_blocks, b = bh / g.q_heads, h = bh % g.q_heads;
       const int64_t i0 = (t % q_blocks) * kQueryBlock, nq = std::min(kQueryBlock, g.q_len - i0);
       std::fill(dq.begin(), dq.end(), T(0));
-      for (int64_t j0 = 0; j0 < key_end(g, i0, nq); j0 += kKeyBlock) {
-        const int64_t nk = std::min(kKeyBlock, g.kv_len - j0);
+      const int64_t end_key = key_end(g, i0, nq);
+      for (int64_t j0 = 0; j0 < end_key; j0 += o.kb) {
+        const int64_t nk = std::min(o.kb, end_key - j0);
         block_gradient(o, lse, delta.data(), grad_out, b, h, i0, nq, j0, nk, s.data(), dp.data(),
                        static_cast<T*>(nullptr));
-        gemm(false, false, nq, g.head_dim, nk, scale, dp.data(), kKeyBlock, o.k_at(b, h, j0),
-             g.head_dim, T(1), dq.data(), g.head_dim);
+        gemm(false, false, nq, g.head_dim, nk, scale, dp.data(), o.kb, o.k_at(b, h, j0), g.head_dim,
+             T(1), dq.data(), g.head_dim);
       }
       std::copy(dq.begin(), dq.begin() + nq * g.head_dim, grad_q + o.row(b, h, i0) * g.head_dim);
     }

@@ -61,8 +61,8 @@ TEST(Attention, FusedKernelIsTheDefaultAndMathTheFallback) {
             "sdpa_kernel: the list of backends is empty");
 }
 
-// Shapes of several query and key blocks, every mask kind, forward and gradients against the
-// math path in float64 on every device.
+// Shapes of several query and key blocks (64 queries, 256 keys or 128 when causal), every mask
+// kind, forward and gradients against the math path in float64 on every device.
 TEST(Attention, FusedKernelMatchesTheMathPathOverManyBlocks) {
   struct Case {
     const char* name;
@@ -70,10 +70,10 @@ TEST(Attention, FusedKernelMatchesTheMathPathOverManyBlocks) {
     bool causal, bool_mask;
   };
   const std::vector<Case> cases = {
-      {"plain", {2, 2, 130, 16}, {2, 2, 70, 16}, {2, 2, 70, 24}, false, false},
+      {"plain", {2, 2, 130, 16}, {2, 2, 300, 16}, {2, 2, 300, 24}, false, false},
       {"causal", {1, 3, 150, 8}, {1, 3, 150, 8}, {1, 3, 150, 8}, true, false},
       {"causal_longer_keys", {1, 1, 40, 8}, {1, 1, 140, 8}, {1, 1, 140, 8}, true, false},
-      {"bool_mask", {2, 1, 90, 8}, {2, 1, 100, 8}, {2, 1, 100, 8}, false, true},
+      {"bool_mask", {2, 1, 90, 8}, {2, 1, 270, 8}, {2, 1, 270, 8}, false, true},
   };
   for (const Device dev : test_devices()) {
     for (const Case& c : cases) {

@@ -151,6 +151,9 @@ SAME_ERROR_AS_PYTORCH = [
     "T.trace(T.ones(3))",
     "T.tensor([1, 2]).sin_()",
     "T.ones(2, requires_grad=True).tanh_()",
+    "T.multinomial(T.ones(3), 5)",
+    "T.tensor([0.5, -1.0]).multinomial(1)",
+    "T.multinomial(T.zeros(2, 3), 1, replacement=True)",
 ]
 
 
@@ -367,3 +370,23 @@ def test_in_place_triangles_return_the_tensor():
     e, t = ember.arange(12.0).reshape(3, 4), torch.arange(12.0).reshape(3, 4)
     assert e.tril_(1) is e and e.triu_(-1) is e
     same(e, t.tril_(1).triu_(-1))
+
+
+def test_multinomial_draws_follow_the_weights_as_pytorchs_do():
+    # Random streams differ between the libraries: the frequencies are what is compared.
+    w = [0.2, 0.0, 1.2, 0.6]
+    ember.manual_seed(0)
+    torch.manual_seed(0)
+    for replacement in (True, False):
+        n = 20000
+        if replacement:
+            e = ember.multinomial(ember.tensor(w), n, replacement=True)
+            t = torch.multinomial(torch.tensor(w), n, replacement=True)
+        else:  # one draw from each of n rows: the first draw without replacement
+            e = ember.tensor(w).expand(n, 4).contiguous().multinomial(2)[:, 0]
+            t = torch.tensor(w).expand(n, 4).contiguous().multinomial(2)[:, 0]
+        assert e.dtype == ember.int64 and tuple(e.shape) == tuple(t.shape)
+        fe = np.bincount(e.numpy(), minlength=4) / n
+        ft = np.bincount(t.numpy(), minlength=4) / n
+        assert fe[1] == 0 and ft[1] == 0
+        assert np.allclose(fe, ft, atol=0.02), (fe, ft)
