@@ -381,6 +381,10 @@ TEST(TrainGptE2E, ShortRunLearnsWritesFilesAndSamples) {
   EXPECT_EQ(r.output.find('\r'), std::string::npos);  // not a terminal: plain lines
   EXPECT_NE(r.output.find("tokens/s  ETA"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("step 60/60  train loss "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("step 20/60  train loss "), std::string::npos) << r.output;
+  // After an evaluation's line the next progress line waits for the next tenth of the run.
+  EXPECT_EQ(r.output.find("step 21/60 "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("step 41/60 "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("Sample (80 characters, temperature 0.8, top-k 5):\n"), std::string::npos)
       << r.output;
 

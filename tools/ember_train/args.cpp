@@ -66,7 +66,7 @@ std::unique_ptr<CLI::App> make_app(TrainArgs& a, const std::string& program) {
   };
   const auto all = [](auto for_mlp, auto for_cnn, auto for_gpt) {
     std::ostringstream os;
-    os << "(default: mlp " << for_mlp << ", cnn " << for_cnn << ",\ngpt " << for_gpt << ")";
+    os << "(default: mlp " << for_mlp << ", cnn " << for_cnn << ", gpt " << for_gpt << ")";
     return os.str();
   };
   const auto gpt_only = [](const std::string& what, auto dflt) {
@@ -84,7 +84,7 @@ std::unique_ptr<CLI::App> make_app(TrainArgs& a, const std::string& program) {
                   "samples per batch " + all(mlp.batch_size, cnn.batch_size, gpt.batch_size))
       ->type_name("B")
       ->transform(integer_in<int64_t>(1));
-  app->add_option("--lr", a.lr, "Adam (gpt: AdamW) learning rate " + all(mlp.lr, cnn.lr, gpt.lr))
+  app->add_option("--lr", a.lr, "Adam (gpt: AdamW) learning rate\n" + all(mlp.lr, cnn.lr, gpt.lr))
       ->type_name("LR")
       ->transform(positive_number());
   app->add_option("--device", a.device,
@@ -109,7 +109,7 @@ std::unique_ptr<CLI::App> make_app(TrainArgs& a, const std::string& program) {
       ->transform(not_empty("a path"));
   app->add_flag_callback(
       "--no-normalize", [&a] { a.normalize = false; },
-      "mlp, cnn: feed pixels in [0, 1] instead of (x - 0.2860) / 0.3530");
+      "mlp, cnn: feed pixels in [0, 1] instead of\n(x - 0.2860) / 0.3530");
   app->add_flag_callback(
       "--constant-lr", [&a] { a.cosine_lr = false; },
       "keep the learning rate constant (default: cosine annealing\nfrom --lr towards 0 over the "

@@ -275,6 +275,7 @@ std::vector<StepMetrics> run_gpt_training(const TrainArgs& args, std::ostream& o
           << "  val loss " << fixed(m.val_loss, 4) << "  " << fixed(m.tokens_per_second, 0)
           << " tokens/s  time " << format_duration(m.seconds) << "\n"
           << std::flush;
+      progress.printed_line(done);
       loss_sum.zero_();
       row_steps = 0;
       row_train_seconds = 0;

@@ -166,6 +166,10 @@ void StepProgress::update(int64_t step, double mean_loss, double tokens_per_seco
   }
 }
 
+void StepProgress::printed_line(int64_t step) {
+  while (step * 10 >= next_plain_ * state_.steps) ++next_plain_;
+}
+
 void StepProgress::clear() {
   if (terminal_ && drawn_width_ > 0) {
     out_ << '\r' << std::string(drawn_width_, ' ') << '\r' << std::flush;

@@ -65,6 +65,9 @@ class StepProgress {
   void update(int64_t step, double mean_loss, double tokens_per_second, double elapsed_seconds);
   // Clears the bar on a terminal so that another line (an evaluation) takes its place.
   void clear();
+  // Another line was printed after `step` (an evaluation): in a log, the next plain line is due
+  // at the next tenth after it, not at once.
+  void printed_line(int64_t step);
 
  private:
   std::ostream& out_;
