@@ -55,6 +55,93 @@ TEST(TrainArgs, Defaults) {
   EXPECT_EQ(a.amp_dtype, "auto");
   EXPECT_FALSE(a.audit);
   EXPECT_FALSE(a.help);
+  // The GPT job's options are unset: its defaults (gpt.h) apply.
+  EXPECT_FALSE(a.steps || a.eval_interval || a.eval_batches || a.block_size || a.layers ||
+               a.heads || a.width || a.dropout || a.sample || a.temperature || a.top_k);
+}
+
+TEST(TrainArgs, GptFlags) {
+  const auto a = et::parse_args({"--model",
+                                 "gpt",
+                                 "--steps",
+                                 "300",
+                                 "--eval-interval",
+                                 "50",
+                                 "--eval-batches",
+                                 "4",
+                                 "--block-size",
+                                 "32",
+                                 "--layers",
+                                 "2",
+                                 "--heads",
+                                 "2",
+                                 "--width=64",
+                                 "--dropout",
+                                 "0.1",
+                                 "--sample",
+                                 "0",
+                                 "--temperature",
+                                 "0.7",
+                                 "--top-k",
+                                 "10",
+                                 "--data",
+                                 "corpus.txt",
+                                 "--batch-size",
+                                 "8",
+                                 "--lr",
+                                 "3e-4",
+                                 "--amp"});
+  EXPECT_EQ(a.model, "gpt");
+  EXPECT_EQ(a.steps, 300);
+  EXPECT_EQ(a.eval_interval, 50);
+  EXPECT_EQ(a.eval_batches, 4);
+  EXPECT_EQ(a.block_size, 32);
+  EXPECT_EQ(a.layers, 2);
+  EXPECT_EQ(a.heads, 2);
+  EXPECT_EQ(a.width, 64);
+  EXPECT_DOUBLE_EQ(*a.dropout, 0.1);
+  EXPECT_EQ(a.sample, 0);
+  EXPECT_DOUBLE_EQ(*a.temperature, 0.7);
+  EXPECT_EQ(a.top_k, 10);
+  EXPECT_EQ(a.data, "corpus.txt");
+  EXPECT_EQ(a.batch_size, 8);
+  EXPECT_TRUE(a.amp);
+  const std::string u = et::usage();
+  for (const char* flag :
+       {"--steps", "--eval-interval", "--eval-batches", "--block-size", "--layers", "--heads",
+        "--width", "--dropout", "--sample", "--temperature", "--top-k"}) {
+    EXPECT_NE(u.find(flag), std::string::npos) << flag;
+  }
+  EXPECT_NE(u.find("/usr/share/games/fortunes"), std::string::npos) << u;
+}
+
+TEST(TrainArgs, BadGptValuesNameTheFlagAndValue) {
+  EXPECT_EQ(error_of({"--model", "gpt", "--top-k", "0"}), "--top-k: must be at least 1, got 0");
+  EXPECT_EQ(error_of({"--model", "gpt", "--temperature", "0"}),
+            "--temperature: must be a positive finite number, got 0");
+  EXPECT_EQ(error_of({"--model", "gpt", "--temperature", "-1"}),
+            "--temperature: must be a positive finite number, got -1");
+  EXPECT_EQ(error_of({"--model", "gpt", "--temperature", "inf"}),
+            "--temperature: must be a positive finite number, got inf");
+  EXPECT_EQ(error_of({"--model", "gpt", "--dropout", "1"}), "--dropout: must be in [0, 1), got 1");
+  EXPECT_EQ(error_of({"--model", "gpt", "--steps", "0"}), "--steps: must be at least 1, got 0");
+  EXPECT_EQ(error_of({"--model", "gpt", "--sample", "-1"}), "--sample: must be at least 0, got -1");
+  EXPECT_EQ(error_of({"--model", "gpt", "--width", "100", "--heads", "3"}),
+            "--width 100 is not divisible by --heads 3 (each head takes width / heads of the "
+            "embedding)");
+  EXPECT_EQ(error_of({"--model", "gpt", "--heads", "5"}).find("--width 128 is not divisible"), 0u);
+}
+
+// Each model's own options are refused for the other models rather than silently ignored.
+TEST(TrainArgs, OptionsOfAnotherModelAreRefused) {
+  EXPECT_EQ(error_of({"--model", "gpt", "--epochs", "2"}),
+            "--epochs is an option of --model mlp and cnn; --model gpt trains for --steps on a "
+            "text corpus");
+  EXPECT_EQ(error_of({"--model", "gpt", "--no-normalize"}).rfind("--no-normalize is", 0), 0u);
+  EXPECT_EQ(error_of({"--steps", "10"}),
+            "--steps is an option of --model gpt (--model mlp trains for --epochs)");
+  EXPECT_EQ(error_of({"--model", "cnn", "--top-k", "3"}),
+            "--top-k is an option of --model gpt (--model cnn trains for --epochs)");
 }
 
 TEST(TrainArgs, AllowNonfinite) {
@@ -169,7 +256,7 @@ TEST(TrainArgs, UnknownFlag) {
 TEST(TrainArgs, MissingValue) {
   EXPECT_EQ(error_of({"--epochs"}), "--epochs: 1 required N missing");  // CLI11's words
   EXPECT_EQ(error_of({"--model", "cnn", "--out"}), "--out: 1 required DIR missing");
-  EXPECT_EQ(error_of({"--data="}), "--data: 1 required DIR missing");  // "=" and nothing
+  EXPECT_EQ(error_of({"--data="}), "--data: 1 required PATH missing");  // "=" and nothing
 }
 
 TEST(TrainArgs, BadNumbers) {
@@ -192,9 +279,9 @@ TEST(TrainArgs, BadNumbers) {
 }
 
 TEST(TrainArgs, BadModelAndEmptyPaths) {
-  EXPECT_EQ(error_of({"--model", "resnet"}), "--model: expected mlp or cnn, got 'resnet'");
+  EXPECT_EQ(error_of({"--model", "resnet"}), "--model: expected mlp, cnn or gpt, got 'resnet'");
   EXPECT_EQ(error_of({"--out", ""}), "--out: expected a directory, got an empty string");
-  EXPECT_EQ(error_of({"--data", ""}), "--data: expected a directory, got an empty string");
+  EXPECT_EQ(error_of({"--data", ""}), "--data: expected a path, got an empty string");
 }
 
 TEST(TrainArgs, ArgvOverloadSkipsProgramName) {

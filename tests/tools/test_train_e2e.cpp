@@ -327,7 +327,7 @@ TEST(TrainE2E, HelpPrintsUsageAndSucceeds) {
     EXPECT_EQ(r.status, 0) << help;
     EXPECT_EQ(r.output.rfind("Usage: ember-train [OPTIONS]\n", 0), 0u) << r.output;
     for (const char* line :
-         {"\n  -h, --help ", "\n  --model mlp|cnn ", "\n  --epochs N ", "\n  --device D ",
+         {"\n  -h, --help ", "\n  --model mlp|cnn|gpt ", "\n  --epochs N ", "\n  --device D ",
           "\n  --amp ", "\n  --amp-dtype D ", "\n  --limit-test N "}) {
       EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
     }
@@ -339,7 +339,7 @@ TEST(TrainE2E, BadCommandLinesPrintUsageAndExitTwo) {
       {"--bogus", "unknown argument '--bogus'"},
       {"--epoch 3", "unknown argument '--epoch'"},
       {"extra", "unknown argument 'extra'"},
-      {"--model transformer", "--model: expected mlp or cnn, got 'transformer'"},
+      {"--model transformer", "--model: expected mlp, cnn or gpt, got 'transformer'"},
       {"--epochs -3", "--epochs: must be at least 1, got -3"},
       {"--epochs", "--epochs: 1 required N missing"},
       {"--seed -1", "--seed: expected an integer, got '-1'"},

@@ -1,6 +1,9 @@
 #pragma once
 // Command-line options of ember-train and their parser. Unset training options take the model's
-// defaults (see models.h), so `ember-train --model cnn` trains the CNN with its own settings.
+// defaults (see models.h and gpt.h), so `ember-train --model cnn` trains the CNN with its own
+// settings. The GPT job's options (steps, shape, sampling) are for --model gpt only, and the
+// classifiers' (epochs, the Fashion-MNIST subsets, normalisation) for mlp and cnn only: the parser
+// rejects one given to the other model.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,7 +12,7 @@
 namespace ember::train {
 
 struct TrainArgs {
-  std::string model = "mlp";  // mlp | cnn
+  std::string model = "mlp";  // mlp | cnn | gpt
   std::optional<int64_t> epochs;
   std::optional<int64_t> batch_size;
   std::optional<double> lr;
@@ -17,7 +20,7 @@ struct TrainArgs {
   int64_t workers = 2;
   uint64_t seed = 0;
   std::string out = "runs/latest";
-  std::string data;  // empty: FashionMNIST::kDefaultRoot
+  std::string data;  // empty: FashionMNIST::kDefaultRoot, or kDefaultCorpus for gpt
   bool normalize = true;
   // Cosine annealing of the learning rate over the epochs (off: a constant learning rate).
   bool cosine_lr = true;
@@ -37,6 +40,16 @@ struct TrainArgs {
   // Hidden (for tests and quick checks): train/test on the first N/M samples only.
   std::optional<int64_t> limit_train;
   std::optional<int64_t> limit_test;
+  // --model gpt (unset: GptDefaults / GptConfig in gpt.h).
+  std::optional<int64_t> steps;          // training steps
+  std::optional<int64_t> eval_interval;  // steps between validation losses
+  std::optional<int64_t> eval_batches;   // batches of the validation loss
+  std::optional<int64_t> block_size;     // context length
+  std::optional<int64_t> layers, heads, width;
+  std::optional<double> dropout;
+  std::optional<int64_t> sample;  // characters sampled at the end
+  std::optional<double> temperature;
+  std::optional<int64_t> top_k;
   bool help = false;
 };
 

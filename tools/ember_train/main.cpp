@@ -1,5 +1,6 @@
-// ember-train: trains an MLP or a CNN on Fashion-MNIST on the best device. Exit status: 0 done,
-// 2 bad command line (usage printed), 1 any other error (message printed).
+// ember-train: trains an MLP or a CNN on Fashion-MNIST, or a character-level GPT on a text
+// corpus, on the best device. Exit status: 0 done, 2 bad command line (usage printed), 1 any
+// other error (message printed).
 #include <unistd.h>
 
 #include <exception>

@@ -21,6 +21,18 @@ std::string metrics_csv(const std::vector<EpochMetrics>& rows) {
   return os.str();
 }
 
+std::string step_metrics_csv(const std::vector<StepMetrics>& rows) {
+  std::ostringstream os;
+  os << "step,train_loss,val_loss,tokens_per_second,seconds\n";
+  char line[160];
+  for (const auto& r : rows) {
+    std::snprintf(line, sizeof line, "%lld,%.6f,%.6f,%.1f,%.3f\n", static_cast<long long>(r.step),
+                  r.train_loss, r.val_loss, r.tokens_per_second, r.seconds);
+    os << line;
+  }
+  return os.str();
+}
+
 void write_file_atomic(const std::string& path, const std::string& contents) {
   const std::string tmp = path + ".tmp";
   {

@@ -64,10 +64,47 @@ struct Panel {
   double x, y, w, h;  // the plot area inside the axes
 };
 
+// The x axis: where each series' points sit, the range shown, the ticks and the label.
+struct XAxis {
+  std::vector<double> xs;
+  double x0 = 0, x1 = 1;
+  std::vector<int64_t> ticks;
+  std::string label;
+};
+
+// Epochs 1..epochs at integer positions; one epoch still gets a visible range.
+XAxis epoch_axis(int64_t epochs) {
+  XAxis a;
+  for (int64_t e = 1; e <= epochs; ++e) a.xs.push_back(static_cast<double>(e));
+  a.x0 = epochs > 1 ? 1 : 0.5;
+  a.x1 = epochs > 1 ? static_cast<double>(epochs) : 1.5;
+  a.ticks = epoch_ticks(epochs);
+  a.label = "epoch";
+  return a;
+}
+
+// Training steps from 0 to past the last row's, with integer ticks.
+XAxis step_axis(const std::vector<StepMetrics>& rows) {
+  XAxis a;
+  double last = 1;
+  for (const auto& r : rows) {
+    a.xs.push_back(static_cast<double>(r.step));
+    last = std::max(last, static_cast<double>(r.step));
+  }
+  for (double t : nice_ticks(0, last, 6)) {
+    const int64_t k = std::llround(t);
+    if (a.ticks.empty() || k > a.ticks.back()) a.ticks.push_back(k);
+  }
+  a.x0 = 0;
+  a.x1 = std::max(last, static_cast<double>(a.ticks.back()));
+  a.label = "step";
+  return a;
+}
+
 // One panel: frame, grid, ticks and labels on both axes, one polyline with markers per series,
 // and a legend in the top-right corner.
 void draw_panel(std::ostringstream& os, const Panel& p, const std::string& title,
-                const std::string& y_label, int64_t epochs, const std::vector<Series>& series,
+                const std::string& y_label, const XAxis& xa, const std::vector<Series>& series,
                 bool legend_at_bottom) {
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& s : series) {
@@ -81,8 +118,7 @@ void draw_panel(std::ostringstream& os, const Panel& p, const std::string& title
   const std::vector<double> yt = nice_ticks(lo, hi, 5);
   const double y0 = yt.front(), y1 = yt.back();
   const double ystep = yt.size() > 1 ? yt[1] - yt[0] : 1;
-  // One epoch still gets a visible x range; points sit at integer epochs.
-  const double x0 = epochs > 1 ? 1 : 0.5, x1 = epochs > 1 ? static_cast<double>(epochs) : 1.5;
+  const double x0 = xa.x0, x1 = xa.x1;
   auto px = [&](double e) { return p.x + (e - x0) / (x1 - x0) * p.w; };
   auto py = [&](double v) { return p.y + p.h - (v - y0) / (y1 - y0) * p.h; };
 
@@ -101,7 +137,7 @@ void draw_panel(std::ostringstream& os, const Panel& p, const std::string& title
        << "\" text-anchor=\"end\">" << tick_label(v, ystep) << "</text>\n";
   }
   // x ticks.
-  for (int64_t e : epoch_ticks(epochs)) {
+  for (int64_t e : xa.ticks) {
     const double x = px(static_cast<double>(e));
     os << "<line x1=\"" << num(x) << "\" y1=\"" << num(p.y + p.h) << "\" x2=\"" << num(x)
        << "\" y2=\"" << num(p.y + p.h + 5) << "\" stroke=\"#333\"/>\n";
@@ -114,7 +150,7 @@ void draw_panel(std::ostringstream& os, const Panel& p, const std::string& title
   os << "<line x1=\"" << num(p.x) << "\" y1=\"" << num(p.y + p.h) << "\" x2=\"" << num(p.x + p.w)
      << "\" y2=\"" << num(p.y + p.h) << "\" stroke=\"#333\"/>\n";
   os << "<text x=\"" << num(p.x + p.w / 2) << "\" y=\"" << num(p.y + p.h + 40)
-     << "\" text-anchor=\"middle\">epoch</text>\n";
+     << "\" text-anchor=\"middle\">" << xml_escape(xa.label) << "</text>\n";
   const double ly = p.y + p.h / 2, lx = p.x - 52;
   os << "<text x=\"" << num(lx) << "\" y=\"" << num(ly)
      << "\" text-anchor=\"middle\" transform=\"rotate(-90 " << num(lx) << " " << num(ly) << ")\">"
@@ -125,13 +161,13 @@ void draw_panel(std::ostringstream& os, const Panel& p, const std::string& title
        << (s.dashed ? " stroke-dasharray=\"6 4\"" : "") << " points=\"";
     for (size_t i = 0; i < s.values.size(); ++i) {
       if (!std::isfinite(s.values[i])) continue;
-      os << num(px(static_cast<double>(i + 1))) << "," << num(py(s.values[i])) << " ";
+      os << num(px(xa.xs[i])) << "," << num(py(s.values[i])) << " ";
     }
     os << "\"/>\n";
     for (size_t i = 0; i < s.values.size(); ++i) {
       if (!std::isfinite(s.values[i])) continue;
-      os << "<circle cx=\"" << num(px(static_cast<double>(i + 1))) << "\" cy=\""
-         << num(py(s.values[i])) << "\" r=\"3\" fill=\"" << s.color << "\"/>\n";
+      os << "<circle cx=\"" << num(px(xa.xs[i])) << "\" cy=\"" << num(py(s.values[i]))
+         << "\" r=\"3\" fill=\"" << s.color << "\"/>\n";
     }
   }
   // Legend, in the corner the curves leave free (losses fall, accuracy rises).
@@ -202,9 +238,9 @@ std::vector<int64_t> epoch_ticks(int64_t epochs) {
   return ticks;
 }
 
-std::string metrics_svg(const std::vector<EpochMetrics>& rows, const std::string& title) {
+namespace {
+void svg_head(std::ostringstream& os, const std::string& title) {
   const double width = 960, height = 440;
-  std::ostringstream os;
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
      << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << width
      << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " " << height
@@ -213,6 +249,12 @@ std::string metrics_svg(const std::vector<EpochMetrics>& rows, const std::string
      << "<text x=\"" << width / 2
      << "\" y=\"24\" text-anchor=\"middle\" font-size=\"17\" font-weight=\"bold\">"
      << xml_escape(title) << "</text>\n";
+}
+}  // namespace
+
+std::string metrics_svg(const std::vector<EpochMetrics>& rows, const std::string& title) {
+  std::ostringstream os;
+  svg_head(os, title);
   Series train{"train loss", "#1f77b4", {}, false}, test{"test loss", "#ff7f0e", {}, true};
   Series acc{"test accuracy", "#2ca02c", {}, false};
   for (const auto& r : rows) {
@@ -220,10 +262,29 @@ std::string metrics_svg(const std::vector<EpochMetrics>& rows, const std::string
     test.values.push_back(r.test_loss);
     acc.values.push_back(r.test_accuracy);
   }
-  const auto epochs = static_cast<int64_t>(rows.size());
+  const XAxis epochs = epoch_axis(static_cast<int64_t>(rows.size()));
   draw_panel(os, {80, 70, 340, 300}, "Loss", "cross-entropy loss", epochs, {train, test},
              /*legend_at_bottom=*/false);
   draw_panel(os, {580, 70, 340, 300}, "Test accuracy", "accuracy", epochs, {acc},
+             /*legend_at_bottom=*/true);
+  os << "</svg>\n";
+  return os.str();
+}
+
+std::string step_metrics_svg(const std::vector<StepMetrics>& rows, const std::string& title) {
+  std::ostringstream os;
+  svg_head(os, title);
+  Series train{"train loss", "#1f77b4", {}, false}, val{"validation loss", "#ff7f0e", {}, true};
+  Series speed{"training tokens/s", "#2ca02c", {}, false};
+  for (const auto& r : rows) {
+    train.values.push_back(r.train_loss);
+    val.values.push_back(r.val_loss);
+    speed.values.push_back(r.tokens_per_second);
+  }
+  const XAxis steps = step_axis(rows);
+  draw_panel(os, {80, 70, 340, 300}, "Loss", "cross-entropy loss (nats/char)", steps, {train, val},
+             /*legend_at_bottom=*/false);
+  draw_panel(os, {580, 70, 340, 300}, "Throughput", "tokens/s", steps, {speed},
              /*legend_at_bottom=*/true);
   os << "</svg>\n";
   return os.str();

@@ -1,6 +1,7 @@
 #pragma once
-// metrics.svg: two panels, loss (train and test) and test accuracy per epoch, each with axes,
-// ticks, grid lines and a legend. Plain SVG 1.1, so any browser or image viewer opens it.
+// metrics.svg: two panels, loss (train and test) and test accuracy per epoch (the GPT job: loss
+// and tokens/s per step), each with axes, ticks, grid lines and a legend. Plain SVG 1.1, so any
+// browser or image viewer opens it.
 #include <string>
 #include <vector>
 
@@ -18,5 +19,8 @@ std::vector<int64_t> epoch_ticks(int64_t epochs);
 
 // The whole SVG document. `title` is XML-escaped.
 std::string metrics_svg(const std::vector<EpochMetrics>& rows, const std::string& title);
+
+// The GPT job's metrics.svg: loss (train and validation) and training tokens/s per step.
+std::string step_metrics_svg(const std::vector<StepMetrics>& rows, const std::string& title);
 
 }  // namespace ember::train

@@ -104,4 +104,77 @@ void EpochProgress::finish() {
   }
 }
 
+namespace {
+double step_eta(const StepProgressState& s) {
+  if (s.step <= 0) return -1;
+  return s.elapsed_seconds / static_cast<double>(s.step) * static_cast<double>(s.steps - s.step);
+}
+}  // namespace
+
+std::string step_bar_line(const StepProgressState& s, int bar_width) {
+  const double frac =
+      s.steps > 0 ? std::clamp(static_cast<double>(s.step) / s.steps, 0.0, 1.0) : 0.0;
+  const int filled = static_cast<int>(frac * bar_width);
+  std::string bar(static_cast<size_t>(filled), '#');
+  bar.resize(static_cast<size_t>(bar_width), '.');
+  const int digits = static_cast<int>(std::to_string(s.steps).size());
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "step %*lld/%lld [%s]  loss %.4f  %7.0f tokens/s  ETA %s", digits,
+                static_cast<long long>(s.step), static_cast<long long>(s.steps), bar.c_str(),
+                s.loss, s.tokens_per_second, format_duration(step_eta(s)).c_str());
+  return buf;
+}
+
+std::string step_plain_line(const StepProgressState& s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "step %lld/%lld  loss %.4f  %.0f tokens/s  ETA %s",
+                static_cast<long long>(s.step), static_cast<long long>(s.steps), s.loss,
+                s.tokens_per_second, format_duration(step_eta(s)).c_str());
+  return buf;
+}
+
+StepProgress::StepProgress(std::ostream& out, bool terminal, int64_t steps)
+    : out_(out), terminal_(terminal), last_draw_(std::chrono::steady_clock::now()) {
+  state_.steps = steps;
+}
+
+bool StepProgress::due(int64_t step) const {
+  if (step >= state_.steps) return true;
+  if (terminal_) {
+    return std::chrono::steady_clock::now() - last_draw_ >= std::chrono::milliseconds(100) ||
+           step == 1;
+  }
+  return step * 10 >= next_plain_ * state_.steps;
+}
+
+void StepProgress::update(int64_t step, double mean_loss, double tokens_per_second,
+                          double elapsed_seconds) {
+  state_.step = step;
+  state_.loss = mean_loss;
+  state_.tokens_per_second = tokens_per_second;
+  state_.elapsed_seconds = elapsed_seconds;
+  last_draw_ = std::chrono::steady_clock::now();
+  if (terminal_) {
+    std::string line = step_bar_line(state_);
+    const size_t width = line.size();
+    if (width < drawn_width_) line.append(drawn_width_ - width, ' ');
+    drawn_width_ = width;
+    out_ << '\r' << line << std::flush;
+  } else {
+    while (step * 10 >= next_plain_ * state_.steps) ++next_plain_;
+    out_ << step_plain_line(state_) << '\n' << std::flush;
+  }
+}
+
+void StepProgress::printed_line(int64_t step) {
+  while (step * 10 >= next_plain_ * state_.steps) ++next_plain_;
+}
+
+void StepProgress::clear() {
+  if (terminal_ && drawn_width_ > 0) {
+    out_ << '\r' << std::string(drawn_width_, ' ') << '\r' << std::flush;
+    drawn_width_ = 0;
+  }
+}
+
 }  // namespace ember::train

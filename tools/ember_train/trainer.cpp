@@ -15,6 +15,7 @@
 #include "ember/serialize_module.h"
 #include "ember_train/data_parallel.h"
 #include "ember_train/device_select.h"
+#include "ember_train/gpt_trainer.h"
 #include "ember_train/models.h"
 #include "ember_train/output_dir.h"
 #include "ember_train/plot.h"
@@ -151,6 +152,10 @@ std::string divergence_advice(double lr) {
 
 std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& console,
                                        bool terminal) {
+  if (args.model == "gpt") {
+    run_gpt_training(args, console, terminal);  // its rows are per evaluation, not per epoch
+    return {};
+  }
   const ModelDefaults defaults = model_defaults(args.model);
   const int64_t epochs = args.epochs.value_or(defaults.epochs);
   const int64_t batch_size = args.batch_size.value_or(defaults.batch_size);

@@ -11,6 +11,7 @@ namespace ember::train {
 
 // Runs the whole job, printing to `out` (a progress bar when `terminal`, plain lines otherwise).
 // Throws ember::Error for a bad device, a missing dataset or an unwritable output directory.
+// --model gpt runs run_gpt_training (gpt_trainer.h) and returns no rows.
 std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& out, bool terminal);
 
 }  // namespace ember::train
