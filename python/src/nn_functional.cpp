@@ -642,6 +642,31 @@ nn::detail::RNNOptionsBase rnn_options(const std::string& mode, int64_t input_si
 // The layers of ember.nn.RNN/LSTM/GRU: the Python module holds the parameters and the argument
 // handling, C++ (nn::detail::run_rnn, the code of the C++ modules) runs the steps.
 void def_recurrent(nb::module_& m) {
+  // One step of the cells (ember.nn.RNNCell/LSTMCell/GRUCell): the C++ cell modules' functions.
+  m.def(
+      "lstm_cell",
+      [](T x, T h, T c, T w_ih, T w_hh, OptT b_ih, OptT b_hh) {
+        return lstm_cell(x, {h, c}, w_ih, w_hh, or_undefined(b_ih), or_undefined(b_hh));
+      },
+      "input"_a, "h"_a, "c"_a, "w_ih"_a, "w_hh"_a, "b_ih"_a.none(), "b_hh"_a.none(), RG());
+  m.def(
+      "gru_cell",
+      [](T x, T h, T w_ih, T w_hh, OptT b_ih, OptT b_hh) {
+        return gru_cell(x, h, w_ih, w_hh, or_undefined(b_ih), or_undefined(b_hh));
+      },
+      "input"_a, "hx"_a, "w_ih"_a, "w_hh"_a, "b_ih"_a.none(), "b_hh"_a.none(), RG());
+  m.def(
+      "rnn_tanh_cell",
+      [](T x, T h, T w_ih, T w_hh, OptT b_ih, OptT b_hh) {
+        return rnn_tanh_cell(x, h, w_ih, w_hh, or_undefined(b_ih), or_undefined(b_hh));
+      },
+      "input"_a, "hx"_a, "w_ih"_a, "w_hh"_a, "b_ih"_a.none(), "b_hh"_a.none(), RG());
+  m.def(
+      "rnn_relu_cell",
+      [](T x, T h, T w_ih, T w_hh, OptT b_ih, OptT b_hh) {
+        return rnn_relu_cell(x, h, w_ih, w_hh, or_undefined(b_ih), or_undefined(b_hh));
+      },
+      "input"_a, "hx"_a, "w_ih"_a, "w_hh"_a, "b_ih"_a.none(), "b_hh"_a.none(), RG());
   m.def(
       "rnn",
       [](const std::string& mode, T x, T h0, OptT c0, const std::vector<Tensor>& weights,

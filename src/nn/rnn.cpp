@@ -61,6 +61,31 @@ void step(Cell cell, const Tensor& xw, Tensor& h, Tensor& c, const Tensor& w_hh,
   }
 }
 
+// The checks of ATen's cell functions: 2-D input and state of matching batch and widths.
+void check_cell(const char* name, const Tensor& input, const Tensor& hx, const Tensor& w_ih,
+                const Tensor& w_hh, int64_t gates) {
+  EMBER_CHECK(input.dim() == 2 && hx.dim() == 2, ValueError, name,
+              ": expected 2-D input and hidden state, got input of shape ", input.sizes(),
+              " and hidden of shape ", hx.sizes());
+  EMBER_CHECK(input.size(0) == hx.size(0), ValueError, name, ": Input batch size ", input.size(0),
+              " doesn't match hidden0 batch size ", hx.size(0));
+  EMBER_CHECK(w_ih.dim() == 2 && w_hh.dim() == 2 && w_ih.size(1) == input.size(1) &&
+                  w_hh.size(1) == hx.size(1) && w_ih.size(0) == gates * hx.size(1) &&
+                  w_hh.size(0) == gates * hx.size(1),
+              ValueError, name, ": weights of shape ", w_ih.sizes(), " and ", w_hh.sizes(),
+              " do not fit input of shape ", input.sizes(), " and hidden of shape ", hx.sizes(),
+              " (expected [", gates * hx.size(1), ", ", input.size(1), "] and [",
+              gates * hx.size(1), ", ", hx.size(1), "])");
+}
+
+Tensor one_step(Cell cell, const char* name, const Tensor& input, const Tensor& hx,
+                const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  check_cell(name, input, hx, w_ih, w_hh, gate_count(cell));
+  Tensor h = hx, c;
+  step(cell, ember::linear(input, w_ih, b_ih), h, c, w_hh, b_hh, hx.size(1));
+  return h;
+}
+
 std::string layer_suffix(int64_t layer, int64_t direction) {
   return "_l" + std::to_string(layer) + (direction == 1 ? "_reverse" : "");
 }
@@ -407,11 +432,9 @@ RNNCellImpl::RNNCellImpl(const RNNCellOptions& options_)
 Tensor RNNCellImpl::forward(const Tensor& input, Tensor hx) {
   auto [x, unbatched] = cell_input(options_base, input, "RNNCell");
   Tensor h = cell_state(options_base, hx, x, unbatched, "RNNCell", "hidden");
-  Tensor c;
-  const Cell cell =
-      std::holds_alternative<enumtype::kReLU>(options.nonlinearity()) ? Cell::ReLU : Cell::Tanh;
-  step(cell, ember::linear(x, weight_ih, bias_ih), h, c, weight_hh, bias_hh,
-       options_base.hidden_size());
+  h = std::holds_alternative<enumtype::kReLU>(options.nonlinearity())
+          ? rnn_relu_cell(x, h, weight_ih, weight_hh, bias_ih, bias_hh)
+          : rnn_tanh_cell(x, h, weight_ih, weight_hh, bias_ih, bias_hh);
   return unbatched ? h.squeeze(0) : h;
 }
 void RNNCellImpl::pretty_print(std::ostream& stream) const {
@@ -434,8 +457,7 @@ std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input,
                         "LSTMCell", "hidden[0]");
   Tensor c = cell_state(options_base, hx_opt ? std::get<1>(*hx_opt) : Tensor(), x, unbatched,
                         "LSTMCell", "hidden[1]");
-  step(Cell::LSTM, ember::linear(x, weight_ih, bias_ih), h, c, weight_hh, bias_hh,
-       options_base.hidden_size());
+  std::tie(h, c) = lstm_cell(x, {h, c}, weight_ih, weight_hh, bias_ih, bias_hh);
   if (unbatched) return {h.squeeze(0), c.squeeze(0)};
   return {h, c};
 }
@@ -452,9 +474,7 @@ GRUCellImpl::GRUCellImpl(const GRUCellOptions& options_)
 Tensor GRUCellImpl::forward(const Tensor& input, Tensor hx) {
   auto [x, unbatched] = cell_input(options_base, input, "GRUCell");
   Tensor h = cell_state(options_base, hx, x, unbatched, "GRUCell", "hidden");
-  Tensor c;
-  step(Cell::GRU, ember::linear(x, weight_ih, bias_ih), h, c, weight_hh, bias_hh,
-       options_base.hidden_size());
+  h = gru_cell(x, h, weight_ih, weight_hh, bias_ih, bias_hh);
   return unbatched ? h.squeeze(0) : h;
 }
 void GRUCellImpl::pretty_print(std::ostream& stream) const {
@@ -462,3 +482,35 @@ void GRUCellImpl::pretty_print(std::ostream& stream) const {
 }
 
 }  // namespace ember::nn
+
+namespace ember {
+
+std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const std::vector<Tensor>& hx,
+                                     const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                                     const Tensor& b_hh) {
+  EMBER_CHECK(hx.size() == 2, ValueError, "lstm_cell: expected hx to be (h, c), got ", hx.size(),
+              " tensors");
+  nn::check_cell("lstm_cell", input, hx[0], w_ih, w_hh, 4);
+  EMBER_CHECK(hx[1].sizes() == hx[0].sizes(), ValueError, "lstm_cell: c of shape ", hx[1].sizes(),
+              " differs from h of shape ", hx[0].sizes());
+  Tensor h = hx[0], c = hx[1];
+  nn::step(nn::Cell::LSTM, linear(input, w_ih, b_ih), h, c, w_hh, b_hh, h.size(1));
+  return {h, c};
+}
+
+Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                const Tensor& b_ih, const Tensor& b_hh) {
+  return nn::one_step(nn::Cell::GRU, "gru_cell", input, hx, w_ih, w_hh, b_ih, b_hh);
+}
+
+Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const Tensor& b_ih, const Tensor& b_hh) {
+  return nn::one_step(nn::Cell::Tanh, "rnn_tanh_cell", input, hx, w_ih, w_hh, b_ih, b_hh);
+}
+
+Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+                     const Tensor& b_ih, const Tensor& b_hh) {
+  return nn::one_step(nn::Cell::ReLU, "rnn_relu_cell", input, hx, w_ih, w_hh, b_ih, b_hh);
+}
+
+}  // namespace ember

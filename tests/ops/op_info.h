@@ -46,7 +46,7 @@ struct ScalarForm {
 struct OpInfo {
   // ---- every row: the first fields, in order, so that a row is one brace list ----
   std::string name;               // unique, [A-Za-z0-9_]: the GoogleTest name
-  std::vector<InputSpec> inputs;  // seeded CPU inputs a, b, c, d (their dtype and domain)
+  std::vector<InputSpec> inputs;  // seeded CPU inputs a to f (their dtype and domain)
   OpFn fn;                        // the op over the inputs; null for a row of scalar forms only
   std::string torch;              // PyTorch over a, b, c, d ("s1; s2; value"); "": none
   bool grad = false;              // differentiable in its floating inputs

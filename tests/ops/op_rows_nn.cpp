@@ -404,6 +404,39 @@ std::vector<OpInfo> nn_rows() {
        "F.kl_div(torch.log_softmax(a, 1), torch.softmax(b, 1), reduction='sum')",
        true},
 
+      // ---- one step of the recurrent cells (the cell modules' computation) ----
+      {"lstm_cell",
+       {F({3, 5}), F({3, 4}), F({3, 4}), F({16, 5}), F({16, 4}), F({16})},
+       [](const Args& x) {
+         return std::get<0>(ember::lstm_cell(x[0], {x[1], x[2]}, x[3], x[4], x[5])) +
+                std::get<1>(ember::lstm_cell(x[0], {x[1], x[2]}, x[3], x[4], x[5])) * 0.5;
+       },
+       "h1, c1 = torch.lstm_cell(a, (b, c), d, e, f); h1 + c1 * 0.5",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"gru_cell",
+       {F({3, 5}), F({3, 4}), F({12, 5}), F({12, 4}), F({12}), F({12})},
+       [](const Args& x) { return ember::gru_cell(x[0], x[1], x[2], x[3], x[4], x[5]); },
+       "torch.gru_cell(a, b, c, d, e, f)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"rnn_tanh_cell",
+       {F({3, 5}), F({3, 4}), F({4, 5}), F({4, 4})},
+       OP(ember::rnn_tanh_cell(a, b, c, d)),
+       "torch.rnn_tanh_cell(a, b, c, d)",
+       true,
+       kMmRtol,
+       kMmAtol},
+      {"rnn_relu_cell",
+       {F({3, 5}), F({3, 4}), F({4, 5}), F({4, 4}), F({4}), F({4})},
+       [](const Args& x) { return ember::rnn_relu_cell(x[0], x[1], x[2], x[3], x[4], x[5]); },
+       "torch.rnn_relu_cell(a, b, c, d, e, f)",
+       true,
+       kMmRtol,
+       kMmAtol},
+
       // ---- attention: the fused kernel (the default backend), PyTorch 1.13's composition ----
       {"scaled_dot_product_attention",
        {F({2, 3, 5, 8}), F({2, 3, 7, 8}), F({2, 3, 7, 6})},

@@ -67,7 +67,7 @@ void expect_finite_differences(const OpInfo& op, const Args& xs, Device device) 
 
 std::map<std::string, Tensor> named(const Args& xs) {
   std::map<std::string, Tensor> m;
-  const char* names[] = {"a", "b", "c", "d"};
+  const char* names[] = {"a", "b", "c", "d", "e", "f"};  // rows have up to 6 inputs
   for (size_t i = 0; i < xs.size(); ++i) m[names[i]] = xs[i];
   return m;
 }

@@ -191,7 +191,7 @@ void ternary_gradients(const OpInfo& op) {
 // Any other row: its inputs with float32 cast to float64, d(sum(g * op))/d(floating inputs)
 // against PyTorch's.
 void row_gradients(const OpInfo& op) {
-  const char* names[] = {"a", "b", "c", "d"};
+  const char* names[] = {"a", "b", "c", "d", "e", "f"};  // rows have up to 6 inputs
   Args xs;
   std::map<std::string, Tensor> named;
   std::string code, grads = "";

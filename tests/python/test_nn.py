@@ -542,6 +542,55 @@ def test_rnn_matches_torch(text):
         close(e, t, rtol=1e-4, atol=1e-5)
 
 
+CELLS = ["RNNCell(3, 4)", "RNNCell(3, 4, bias=False, nonlinearity='relu')", "LSTMCell(3, 4)",
+         "LSTMCell(3, 4, bias=False)", "GRUCell(3, 4)"]
+
+
+@pytest.mark.parametrize("text", CELLS)
+def test_rnn_cells_match_torch(text):
+    e_mod, t_mod = build(text)
+    assert repr(e_mod) == repr(t_mod)
+    assert [n for n, _ in e_mod.named_parameters()] == [n for n, _ in t_mod.named_parameters()]
+    copy_params(e_mod, t_mod)
+    lstm = text.startswith("LSTM")
+    for batch in ((2,), ()):  # batched [B, I] and unbatched [I]
+        for with_state in (False, True):
+            e_x, t_x = pair(wave(*batch, 3, scale=1.5), requires_grad=True)
+            args_e, args_t = [e_x], [t_x]
+            if with_state:
+                h = [pair(wave(*batch, 4, offset=k), requires_grad=True) for k in (1.0, 2.0)]
+                args_e.append((h[0][0], h[1][0]) if lstm else h[0][0])
+                args_t.append((h[0][1], h[1][1]) if lstm else h[0][1])
+            e_out, t_out = e_mod(*args_e), t_mod(*args_t)
+            e_out = list(e_out) if lstm else [e_out]
+            t_out = list(t_out) if lstm else [t_out]
+            e_total, t_total = 0, 0
+            for k, (e, t) in enumerate(zip(e_out, t_out)):
+                close(e, t, rtol=1e-4, atol=1e-5)
+                weights = wave(*t.shape, offset=k)
+                e_total = e_total + (e * ember.tensor(weights)).sum()
+                t_total = t_total + (t * torch.tensor(weights)).sum()
+            for module in (e_mod, t_mod):
+                module.zero_grad()
+            e_total.backward()
+            t_total.backward()
+            close(e_x.grad, t_x.grad, rtol=1e-4, atol=1e-5)
+            grads_close(e_mod, t_mod)
+
+
+def test_rnn_cells_bad_input():
+    cell = ember.nn.GRUCell(3, 4)
+    with pytest.raises(ValueError, match="GRUCell: Expected input to be 1-D or 2-D but received 3-D"):
+        cell(ember.ones(1, 2, 3))
+    with pytest.raises(RuntimeError, match="input has inconsistent input_size: got 5 expected 3"):
+        cell(ember.ones(2, 5))
+    with pytest.raises(RuntimeError, match="Input batch size 2 doesn't match hidden0 batch size 3"):
+        cell(ember.ones(2, 3), ember.ones(3, 4))
+    with pytest.raises(ValueError, match="Unknown nonlinearity: sigmoid"):
+        ember.nn.RNNCell(3, 4, nonlinearity="sigmoid")
+    assert tuple(cell(ember.ones(2, 3)).shape) == (2, 4)  # still works
+
+
 @pytest.mark.parametrize("text", ["LSTM(3, 4, num_layers=2, batch_first=True, bidirectional=True)",
                                   "GRU(3, 4, batch_first=True)"])
 def test_packed_rnn_matches_torch(text):

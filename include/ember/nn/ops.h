@@ -114,6 +114,20 @@ EMBER_API Tensor feature_dropout(const Tensor& input, double p, bool train);
 // drops whole channels (FeatureAlphaDropout).
 EMBER_API Tensor alpha_dropout(const Tensor& input, double p, bool train);
 EMBER_API Tensor feature_alpha_dropout(const Tensor& input, double p, bool train);
+// One step of PyTorch's recurrent cells (torch.lstm_cell, gru_cell, rnn_tanh_cell,
+// rnn_relu_cell; the cell modules call them): input [B, I], hidden [B, H] (LSTM: hx = {h, c}),
+// w_ih [G * H, I], w_hh [G * H, H], biases [G * H] or undefined; G = 4 (LSTM), 3 (GRU), 1.
+EMBER_API std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const std::vector<Tensor>& hx,
+                                               const Tensor& w_ih, const Tensor& w_hh,
+                                               const Tensor& b_ih = {}, const Tensor& b_hh = {});
+EMBER_API Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
+                          const Tensor& w_hh, const Tensor& b_ih = {}, const Tensor& b_hh = {});
+EMBER_API Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
+                               const Tensor& w_hh, const Tensor& b_ih = {},
+                               const Tensor& b_hh = {});
+EMBER_API Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
+                               const Tensor& w_hh, const Tensor& b_ih = {},
+                               const Tensor& b_hh = {});
 // Rows of weight picked by indices; the padding_idx row (when >= 0) gets no gradient.
 EMBER_API Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
 

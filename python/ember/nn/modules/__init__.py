@@ -29,6 +29,6 @@ from .loss import (MSELoss, L1Loss, SmoothL1Loss, KLDivLoss, NLLLoss,  # noqa: F
                    MultiMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,
                    CosineEmbeddingLoss, TripletMarginLoss)
 from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
-from .rnn import RNNBase, RNN, LSTM, GRU  # noqa: F401
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .transformer import (Transformer, TransformerEncoder, TransformerDecoder,  # noqa: F401
                           TransformerEncoderLayer, TransformerDecoderLayer)

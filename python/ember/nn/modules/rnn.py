@@ -1,6 +1,6 @@
-"""RNN, LSTM and GRU with PyTorch 1.13's arguments, parameter names, initialisation and repr;
-their steps run in C++ (nn::detail::run_rnn, the code of the C++ modules), on padded or packed
-batches."""
+"""RNN, LSTM, GRU and their cells with PyTorch 1.13's arguments, parameter names,
+initialisation and repr; their steps run in C++ (nn::detail::run_rnn and the cell functions,
+the code of the C++ modules), on padded or packed batches."""
 import math
 
 from ... import _C
@@ -173,3 +173,99 @@ class GRU(RNNBase):
     def forward(self, input, hx=None):
         out, h_n, _ = self._run(input, hx, None)
         return out, h_n
+
+
+class RNNCellBase(Module):
+    """The parameters, initialisation, checks and repr of PyTorch 1.13's cells; each step is
+    one call of the C++ cell function (ember::lstm_cell, gru_cell, rnn_tanh_cell,
+    rnn_relu_cell), which the C++ cell modules call too."""
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(_C.empty((num_chunks * hidden_size, input_size), device=device,
+                                            dtype=dtype))
+        self.weight_hh = Parameter(_C.empty((num_chunks * hidden_size, hidden_size),
+                                            device=device, dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(_C.empty((num_chunks * hidden_size,), device=device,
+                                              dtype=dtype))
+            self.bias_hh = Parameter(_C.empty((num_chunks * hidden_size,), device=device,
+                                              dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _batched(self, input, *states):
+        """(input as [B, I], states as [B, H] or None, whether the input was unbatched), with
+        PyTorch's messages."""
+        name = type(self).__name__
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1-D or 2-D but received "
+                             f"{input.dim()}-D tensor")
+        for s in states:
+            if s is not None and s.dim() != input.dim():
+                raise ValueError(f"{name}: Expected hidden to be {input.dim()}-D but received "
+                                 f"{s.dim()}-D tensor")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} "
+                               f"expected {self.input_size}")
+        unbatched = input.dim() == 1
+        if unbatched:
+            input = input.unsqueeze(0)
+            states = tuple(None if s is None else s.unsqueeze(0) for s in states)
+        zeros = _C.zeros((input.shape[0], self.hidden_size), dtype=input.dtype,
+                         device=input.device)
+        return input, tuple(zeros if s is None else s for s in states), unbatched
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        x, (h,), unbatched = self._batched(input, hx)
+        step = _nn.rnn_tanh_cell if self.nonlinearity == "tanh" else _nn.rnn_relu_cell
+        h = step(x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return h.squeeze(0) if unbatched else h
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input, hx=None):
+        h0, c0 = (None, None) if hx is None else hx
+        x, (h, c), unbatched = self._batched(input, h0, c0)
+        h, c = _nn.lstm_cell(x, h, c, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input, hx=None):
+        x, (h,), unbatched = self._batched(input, hx)
+        h = _nn.gru_cell(x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return h.squeeze(0) if unbatched else h
