@@ -246,3 +246,74 @@ TEST(NnCompatContainers, CpuZeroKeepsItsIndex) {
   EXPECT_TRUE(fc->weight.is_cpu());
   EXPECT_TRUE(contains(error_of<DeviceError>([] { Device("cpu:1"); }), "'cpu:1'"));
 }
+
+// ParameterList / ParameterDict: libtorch's API and printout, registration under "0", "1", ...
+// or the key (so a parent's state dict names them as PyTorch does), deep clones, bad input.
+TEST(NnCompatContainers, ParameterListRegistersItsTensorsInOrder) {
+  nn::ParameterList list(ones({2, 3}), zeros({4}, kDouble).requires_grad_(true));
+  list->append(full({1}, 2.0).requires_grad_(true));
+  list->extend(std::vector<Tensor>{ones({2})});
+  ASSERT_EQ(list->size(), 4u);
+  EXPECT_FALSE(list->is_empty());
+  EXPECT_EQ(parameter_names(*list), (std::vector<std::string>{"0", "1", "2", "3"}));
+  EXPECT_FALSE(list[0].requires_grad()) << "append keeps the tensor's requires_grad, as libtorch";
+  EXPECT_TRUE(list->at(1).requires_grad());
+  EXPECT_EQ(list[2].item<float>(), 2.0f);
+  EXPECT_EQ(printed(*list),
+            "ember::nn::ParameterList(\n"
+            "(0): Parameter containing: [Float of size [2, 3]]\n"
+            "(1): Parameter containing: [Double of size [4]]\n"
+            "(2): Parameter containing: [Float of size [1]]\n"
+            "(3): Parameter containing: [Float of size [2]]\n"
+            ")");
+  EXPECT_EQ(error_of<IndexError>([&] { list->at(4); }),
+            "ParameterList: index 4 is out of range (size 4)");
+  size_t n = 0;
+  for (const auto& item : *list) n += item.value().numel();
+  EXPECT_EQ(n, 6u + 4u + 1u + 2u);
+  // A parent names them "<name>.<index>"; a clone is deep and keeps requires_grad.
+  Holder parent;
+  parent.register_module("weights", list.ptr());
+  EXPECT_TRUE(parent.named_parameters().contains("weights.1"));
+  auto copy = std::dynamic_pointer_cast<nn::ParameterListImpl>(list->clone());
+  ASSERT_TRUE(copy);
+  copy->at(2).detach().fill_(5.0);
+  EXPECT_EQ(list[2].item<float>(), 2.0f);
+  EXPECT_TRUE(copy->at(1).requires_grad());
+  EXPECT_EQ(copy->at(1).scalar_type(), kDouble);
+}
+
+TEST(NnCompatContainers, ParameterDictInsertsPopsAndUpdates) {
+  nn::ParameterDict dict;
+  dict->insert("scale", ones({3}).requires_grad_(true));
+  dict->insert("shift", zeros({3}));
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"scale", "shift"}));
+  EXPECT_TRUE(dict->contains("shift"));
+  EXPECT_EQ(dict->size(), 2u);
+  EXPECT_TRUE(dict["scale"].requires_grad());
+  EXPECT_EQ(printed(*dict),
+            "ember::nn::ParameterDict(\n"
+            "(scale): Parameter containing: [Float of size [3]]\n"
+            "(shift): Parameter containing: [Float of size [3]]\n"
+            ")");
+  EXPECT_TRUE(contains(error_of<ValueError>([&] { dict->insert("scale", ones({1})); }),
+                       "'scale' already defined"));
+  OrderedDict<std::string, Tensor> more;
+  more.insert("shift", full({3}, 7.0));
+  more.insert("bias", ones({2}));
+  dict->update(more);
+  EXPECT_EQ(dict->keys(), (std::vector<std::string>{"scale", "shift", "bias"}));
+  EXPECT_EQ(dict->get("shift")[0].item<float>(), 7.0f);
+  const Tensor popped = dict->pop("scale");
+  EXPECT_EQ(popped.sizes(), (std::vector<int64_t>{3}));
+  EXPECT_FALSE(dict->contains("scale"));
+  EXPECT_EQ(parameter_names(*dict), (std::vector<std::string>{"shift", "bias"}));
+  EXPECT_TRUE(contains(error_of<IndexError>([&] { dict->pop("scale"); }), "'scale'"));
+  auto copy = std::dynamic_pointer_cast<nn::ParameterDictImpl>(dict->clone());
+  ASSERT_TRUE(copy);
+  EXPECT_EQ(copy->keys(), dict->keys());
+  copy->get("bias").detach().fill_(0.0);
+  EXPECT_EQ(dict->get("bias")[0].item<float>(), 1.0f);
+  dict->clear();
+  EXPECT_TRUE(dict->empty());
+}
