@@ -93,7 +93,7 @@ std::vector<DeviceCase> cases() {
       {"scaled_dot_product_attention",
        {F32({2, 2, 5, 4}), F32({2, 2, 5, 4}), F32({2, 2, 5, 4})},
        DOP(scaled_dot_product_attention(a, b, c, {}, 0.0, true)),
-       "torch.softmax((" + aL + " @ " + bL +
+       "(torch.softmax((" + aL + " @ " + bL +
            ".transpose(-2, -1) * 0.5).masked_fill(torch.ones(5, "
            "5, dtype=torch.bool).triu(1), float('-inf')), -1) @ " +
            cL + ").to(L)",
