@@ -45,6 +45,17 @@ LayerNorm layer_norm(int64_t d_model, double eps) {
   return LayerNorm(LayerNormOptions({d_model}).eps(eps));
 }
 
+// The stack's norm: a fresh clone of the option's, registered as "norm"; `replace` first removes
+// the one registered before (reset_parameters), reset() starts from none.
+void install_norm(Module& owner, AnyModule& norm, const AnyModule& from, bool replace) {
+  if (replace && !norm.is_empty()) owner.unregister_module("norm");
+  norm = AnyModule();
+  if (!from.is_empty()) {
+    norm = from.clone();
+    owner.register_module("norm", norm.ptr());
+  }
+}
+
 }  // namespace
 
 // ---- TransformerEncoderLayer ----
@@ -194,11 +205,7 @@ void TransformerEncoderImpl::reset() {
   for (int64_t i = 0; i < options.num_layers(); ++i) {
     layers->push_back(options.encoder_layer()->clone());
   }
-  norm = AnyModule();
-  if (!options.norm().is_empty()) {
-    norm = options.norm().clone();
-    register_module("norm", norm.ptr());
-  }
+  install_norm(*this, norm, options.norm(), false);
 }
 
 void TransformerEncoderImpl::reset_parameters() {
@@ -207,14 +214,7 @@ void TransformerEncoderImpl::reset_parameters() {
   }
   // As libtorch: the norm is replaced by a fresh clone of the option's (AnyModule has no
   // reset_parameters to call).
-  if (!norm.is_empty()) {
-    unregister_module("norm");
-    norm = AnyModule();
-  }
-  if (!options.norm().is_empty()) {
-    norm = options.norm().clone();
-    register_module("norm", norm.ptr());
-  }
+  install_norm(*this, norm, options.norm(), true);
 }
 
 Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& src_mask,
@@ -241,25 +241,14 @@ void TransformerDecoderImpl::reset() {
   for (int64_t i = 0; i < options.num_layers(); ++i) {
     layers->push_back(options.decoder_layer()->clone());
   }
-  norm = AnyModule();
-  if (!options.norm().is_empty()) {
-    norm = options.norm().clone();
-    register_module("norm", norm.ptr());
-  }
+  install_norm(*this, norm, options.norm(), false);
 }
 
 void TransformerDecoderImpl::reset_parameters() {
   for (size_t i = 0; i < layers->size(); ++i) {
     layers->ptr<TransformerDecoderLayerImpl>(i)->reset_parameters();
   }
-  if (!norm.is_empty()) {
-    unregister_module("norm");
-    norm = AnyModule();
-  }
-  if (!options.norm().is_empty()) {
-    norm = options.norm().clone();
-    register_module("norm", norm.ptr());
-  }
+  install_norm(*this, norm, options.norm(), true);
 }
 
 Tensor TransformerDecoderImpl::forward(const Tensor& tgt, const Tensor& memory,
