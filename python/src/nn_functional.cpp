@@ -7,6 +7,7 @@
 #include "ember/nn/attention.h"
 #include "ember/nn/modules/multihead_attention.h"
 #include "ember/nn/modules/transformer.h"
+#include "ember/optim/clip_grad.h"
 
 namespace ember::python {
 namespace {
@@ -812,6 +813,23 @@ void def_attention(nb::module_& m) {
       RG());
 }
 
+// ember.nn.utils.clip_grad_norm_ / clip_grad_value_: the C++ functions (ember/optim/clip_grad.h).
+void def_clip_grad(nb::module_& m) {
+  m.def(
+      "clip_grad_norm_",
+      [](const std::vector<Tensor>& parameters, double max_norm, double norm_type,
+         bool error_if_nonfinite) {
+        return nn::utils::clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite);
+      },
+      "parameters"_a, "max_norm"_a, "norm_type"_a, "error_if_nonfinite"_a, RG());
+  m.def(
+      "clip_grad_value_",
+      [](const std::vector<Tensor>& parameters, double clip_value) {
+        nn::utils::clip_grad_value_(parameters, clip_value);
+      },
+      "parameters"_a, "clip_value"_a, RG());
+}
+
 }  // namespace
 
 void init_nn_functional(nb::module_& m) {
@@ -823,6 +841,7 @@ void init_nn_functional(nb::module_& m) {
   def_recurrent(nn);
   def_losses(nn);
   def_attention(nn);
+  def_clip_grad(nn);
 }
 
 }  // namespace ember::python

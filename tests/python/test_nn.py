@@ -718,3 +718,28 @@ def test_parameter_list_and_dict_match_torch():
     m = Scale()
     m(ember.ones(3)).sum().backward()
     assert m.scales[0].grad.tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, "inf"])
+def test_clip_grad_norm_matches_torch(norm_type):
+    e_mod, t_mod = build("Linear(3, 2)")
+    copy_params(e_mod, t_mod)
+    e_x, t_x = pair(wave(4, 3, scale=3.0))
+    (e_mod(e_x) ** 2).sum().backward()
+    (t_mod(t_x) ** 2).sum().backward()
+    e_norm = ember.nn.utils.clip_grad_norm_(e_mod.parameters(), 0.7, norm_type)
+    t_norm = torch.nn.utils.clip_grad_norm_(t_mod.parameters(), 0.7, norm_type)
+    close(e_norm, t_norm, rtol=1e-5)
+    grads_close(e_mod, t_mod, rtol=1e-5, atol=1e-6)
+    # A single tensor, and clip_grad_value_.
+    ember.nn.utils.clip_grad_value_(e_mod.weight, 0.01)
+    torch.nn.utils.clip_grad_value_(t_mod.weight, 0.01)
+    grads_close(e_mod, t_mod, rtol=1e-5, atol=1e-6)
+
+
+def test_clip_grad_norm_skips_parameters_without_grads_and_reports_nonfinite():
+    w = ember.nn.Parameter(ember.ones(3))
+    assert float(ember.nn.utils.clip_grad_norm_([w], 1.0)) == 0.0  # no gradient at all
+    w.grad = ember.tensor([float("inf"), 1.0, 1.0])
+    with pytest.raises(RuntimeError, match="non-finite"):
+        ember.nn.utils.clip_grad_norm_([w], 1.0, error_if_nonfinite=True)

@@ -1,5 +1,6 @@
 # A nanoGPT-style character model: token and position embeddings, a pre-norm GELU
-# TransformerEncoder under a causal mask, a linear head; AdamW steps, then greedy decoding.
+# TransformerEncoder under a causal mask, a linear head; AdamW steps with clip_grad_norm_, then
+# greedy decoding.
 # Weights are set deterministically (random streams differ between libraries by design).
 import torch
 import torch.nn as nn
@@ -58,8 +59,9 @@ for step in range(8):
     loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
     optimizer.zero_grad()
     loss.backward()
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     optimizer.step()
-    print("step", step, f"{loss.item():.4f}")
+    print("step", step, f"{loss.item():.4f}", f"grad norm {norm.item():.3f}")
 
 model.eval()
 with torch.no_grad():
