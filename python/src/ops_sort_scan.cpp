@@ -1,6 +1,6 @@
 // Sorting and scans along a dim, and sampling: sort and topk (a (values, indices) pair, as
-// ember.return_types.sort / topk), argsort, multinomial, cumsum and cumprod. Each is ember.f(input, ...) and
-// Tensor.f(...), with PyTorch's keywords; kernels run without the GIL.
+// ember.return_types.sort / topk), argsort, multinomial, cumsum and cumprod. Each is ember.f(input,
+// ...) and Tensor.f(...), with PyTorch's keywords; kernels run without the GIL.
 #include "common.h"
 
 namespace ember::python {

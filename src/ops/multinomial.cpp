@@ -55,7 +55,7 @@ Tensor multinomial(const Tensor& input, int64_t num_samples, bool replacement) {
   if (rows == 0) {
     out = empty({0, num_samples}, input.options().dtype(kLong));
   } else if (replacement) {
-    const Tensor cdf = p.cumsum(1);                                      // [rows, K]
+    const Tensor cdf = p.cumsum(1);  // [rows, K]
     const Tensor points = rand({rows, num_samples}, p.options()) * cdf.narrow(1, categories - 1, 1);
     // [rows, n, K]: how many cumulative sums lie at or below each point.
     out = (cdf.unsqueeze(1) <= points.unsqueeze(2)).sum(2).clamp_max(categories - 1);
