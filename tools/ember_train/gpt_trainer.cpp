@@ -11,6 +11,7 @@
 #include "ember/ember.h"
 #include "ember/profiler.h"
 #include "ember/serialize_module.h"
+#include "ember_train/amp_choice.h"
 #include "ember_train/corpus.h"
 #include "ember_train/data_parallel.h"
 #include "ember_train/device_select.h"
@@ -41,19 +42,6 @@ std::string number(double v) {
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::optional<ScalarType> amp_dtype(const TrainArgs& args, const Device& device) {
-  if (!args.amp) return std::nullopt;
-  if (args.amp_dtype == "float16") return kHalf;
-  if (args.amp_dtype == "bfloat16") return kBFloat16;
-  return device.is_cuda() ? kHalf : kBFloat16;
-}
-
-std::string amp_description(std::optional<ScalarType> dtype) {
-  if (!dtype) return "float32";
-  return std::string("mixed precision: ") + (*dtype == kHalf ? "float16" : "bfloat16") +
-         " autocast" + (*dtype == kHalf ? " + GradScaler" : "");
 }
 
 // nanoGPT's schedule: a linear warm-up to lr over `warmup` steps, then a cosine from lr down to

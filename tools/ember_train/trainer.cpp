@@ -13,6 +13,7 @@
 #include "ember/nn/parallel/distributed_data_parallel.h"
 #include "ember/profiler.h"
 #include "ember/serialize_module.h"
+#include "ember_train/amp_choice.h"
 #include "ember_train/data_parallel.h"
 #include "ember_train/device_select.h"
 #include "ember_train/gpt_trainer.h"
@@ -62,20 +63,6 @@ struct TestResult {
   double correct = 0;
   double n = 0;
 };
-
-// The autocast dtype of --amp on `device`, or nothing without --amp.
-std::optional<ScalarType> amp_dtype(const TrainArgs& args, const Device& device) {
-  if (!args.amp) return std::nullopt;
-  if (args.amp_dtype == "float16") return kHalf;
-  if (args.amp_dtype == "bfloat16") return kBFloat16;
-  return device.is_cuda() ? kHalf : kBFloat16;
-}
-
-std::string amp_description(std::optional<ScalarType> dtype) {
-  if (!dtype) return "float32";
-  return std::string("mixed precision: ") + (*dtype == kHalf ? "float16" : "bfloat16") +
-         " autocast" + (*dtype == kHalf ? " + GradScaler" : "");
-}
 
 TestResult evaluate(nn::Sequential& model, Loader& loader, const Device& device,
                     std::optional<ScalarType> amp) {
