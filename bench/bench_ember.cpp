@@ -12,17 +12,9 @@ namespace tt = ::ember;
 struct CpuBf16Autocast {
   ember::amp::autocast region{ember::kCPU, ember::kBFloat16};
 };
-inline ember::Tensor attention(const ember::Tensor& q, const ember::Tensor& k,
-                               const ember::Tensor& v, bool causal) {
-  return ember::scaled_dot_product_attention(q, k, v, {}, 0.0, causal);
-}
-inline ember::Tensor attention_math(const ember::Tensor& q, const ember::Tensor& k,
-                                    const ember::Tensor& v, bool causal) {
-  ember::nn::attention::SdpaKernelGuard math({ember::nn::attention::SDPBackend::MATH});
-  return ember::scaled_dot_product_attention(q, k, v, {}, 0.0, causal);
-}
 }  // namespace bench
 #define EMBER_BENCH_ATTENTION_MATH
+#include "ember_attention.h"
 
 #include "amp_cases.h"
 #include "attention_cases.h"

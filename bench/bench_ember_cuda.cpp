@@ -13,6 +13,7 @@
 #include <ember/nn.h>
 #include <ember/optim.h>
 
+#include "ember_attention.h"
 #include "harness.h"
 
 namespace bench {
