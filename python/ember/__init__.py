@@ -20,6 +20,10 @@ from . import autograd, cuda, return_types, utils  # noqa: F401
 from . import nn, optim  # noqa: F401
 from . import amp, cpu, profiler  # noqa: F401
 from . import distributed  # noqa: F401
+from . import backends  # noqa: F401
+from ._C._backends import (  # noqa: F401
+    use_deterministic_algorithms, are_deterministic_algorithms_enabled,
+    is_deterministic_algorithms_warn_only_enabled)
 from .autograd import profiler as _autograd_profiler  # noqa: F401  ember.autograd.profiler
 from .amp.autocast_mode import (  # noqa: F401
     autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_gpu_dtype,

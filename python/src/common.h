@@ -55,6 +55,13 @@ void init_distributed(nb::module_& m);
 // raw_kernel.cpp (ember._C._raw_kernel), cpp_extension.cpp (ember._C._cpp_extension).
 void init_raw_kernel(nb::module_& m);
 void init_cpp_extension(nb::module_& m);
+// backends.cpp (ember._C._backends), nn_init.cpp (ember._C._nn_init), nn_utils.cpp
+// (ember._C._nn_utils).
+void init_backends(nb::module_& m);
+void init_nn_init(nb::module_& m);
+void init_nn_utils(nb::module_& m);
+// checkpoint.cpp (ember._C._checkpoint).
+void init_checkpoint(nb::module_& m);
 // hooks.cpp: true while ember.autograd.grad runs on this thread.
 extern thread_local bool t_in_autograd_grad;
 // buffer.cpp: the buffer protocol.

@@ -36,4 +36,8 @@ NB_MODULE(_C, m) {
   init_distributed(m);
   init_raw_kernel(m);
   init_cpp_extension(m);
+  init_backends(m);
+  init_nn_init(m);
+  init_nn_utils(m);
+  init_checkpoint(m);
 }

@@ -1,12 +1,15 @@
 // Index family on CUDA: index_select, index_add, index_copy, gather, scatter_add. Each runs the
 // strided loop over the shape it writes or reads, with the indexed tensor seen through a view whose
-// stride along `dim` is zero; the kernel adds index * stride itself. Accumulating ops use atomics.
+// stride along `dim` is zero; the kernel adds index * stride itself. Accumulating ops use atomics,
+// so under use_deterministic_algorithms they refuse floating types, and index_copy (repeated
+// indices) refuses all (ember/backends.h).
 // Indices are bounds-checked in the kernel (EMBER_KERNEL_ASSERT, as PyTorch's device asserts): a
 // bad index is a sticky "device-side assert triggered", and a good one costs no host sync.
 #include "core/tensor_factory.h"
 #include "cuda/atomic.cuh"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
+#include "ember/backends.h"
 #include "kernel_assert.cuh"  // src/cuda_nvcc or src/cuda_sim/backend, by CMake
 
 namespace ember::cuda {
@@ -113,6 +116,8 @@ void CudaBackend::index_add(const Tensor& out, int64_t dim, const Tensor& index,
   }
   const Tensor& idx = checked_index(index, out, "index_add_");
   if (src.numel() == 0) return;
+  // Float atomics add in whatever order the hardware applies them.
+  if (is_floating_point(out.dtype())) ember::detail::alert_not_deterministic("index_add_cuda_");
   Tensor out_r = restrided(out, src.sizes(), dim);
   Tensor idx_b = index_along(idx, src.sizes(), dim);
   EMBER_DISPATCH_ALL(out.dtype(), "index_add_", [&] {
@@ -167,6 +172,9 @@ void CudaBackend::scatter_add(const Tensor& out, int64_t dim, const Tensor& inde
   }
   const Tensor& idx = checked_index(index, out, "scatter_add_");
   if (index.numel() == 0) return;
+  if (is_floating_point(out.dtype())) {
+    ember::detail::alert_not_deterministic("scatter_add_cuda_kernel");
+  }
   Tensor out_r = restrided(out, index.sizes(), dim);
   Tensor src_r = make_view(src, index.sizes(), src.strides(), src.storage_offset());
   EMBER_DISPATCH_ALL(out.dtype(), "scatter_add_", [&] {
@@ -185,6 +193,8 @@ void CudaBackend::index_copy(const Tensor& out, int64_t dim, const Tensor& index
   }
   const Tensor& idx = checked_index(index, out, "index_copy_");
   if (src.numel() == 0) return;
+  // Where an index repeats, the store that lands last depends on scheduling.
+  ember::detail::alert_not_deterministic("index_copy_cuda_");
   Tensor out_r = restrided(out, src.sizes(), dim);
   Tensor idx_b = index_along(idx, src.sizes(), dim);
   EMBER_DISPATCH_ALL(out.dtype(), "index_copy_", [&] {

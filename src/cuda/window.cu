@@ -1,9 +1,9 @@
 // Sliding windows on CUDA: im2col, col2im and max pooling, one thread per element written, with
-// the per-window math of kernel_math/window2d.h (the CPU tests check the same functions). col2im is
-// the gather form, so no atomics are needed and the result does not depend on scheduling.
+// the per-window math of kernel_math/window2d.h (the CPU tests check the same functions). col2im
+// and the max-pool backward are gather forms, so no atomics are needed and the result does not
+// depend on scheduling.
 #include <math.h>
 
-#include "cuda/atomic.cuh"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 
@@ -48,14 +48,30 @@ __global__ void max_pool_kernel(T* values, int64_t* indices, const T* in, Window
   }
 }
 
-// One thread per output gradient, added at its index; windows may overlap, hence the atomics.
+// One thread per input element: the sum of the output gradients whose window chose it, read in
+// window order (the gather form of col2im_sum), so no atomics are needed and the sum is the same
+// on every run, as use_deterministic_algorithms asks.
 template <typename T>
 __global__ void max_pool_backward_kernel(T* grad_in, const T* grad_out, const int64_t* indices,
                                          Window2d g, int64_t total) {
-  const int64_t L = g.positions();
+  const int64_t L = g.positions(), HW = g.plane();
   for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total;
        e += int64_t(gridDim.x) * blockDim.x) {
-    atomic_add(grad_in + (e / L) * g.plane() + indices[e], grad_out[e]);
+    const int64_t at = e % HW, h = at / g.width, w = at % g.width;
+    const T* go = grad_out + (e / HW) * L;
+    const int64_t* chosen = indices + (e / HW) * L;
+    acc_t<T> sum = acc_t<T>(0);
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t th = h + g.ph - i * g.dh;  // oh * sh when row i of window oh covers h
+      if (th < 0 || th % g.sh != 0 || th / g.sh >= g.out_h) continue;
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const int64_t tw = w + g.pw - j * g.dw;
+        if (tw < 0 || tw % g.sw != 0 || tw / g.sw >= g.out_w) continue;
+        const int64_t l = (th / g.sh) * g.out_w + tw / g.sw;
+        if (chosen[l] == at) sum += acc_t<T>(go[l]);
+      }
+    }
+    grad_in[e] = T(sum);
   }
 }
 
@@ -104,17 +120,15 @@ void CudaBackend::max_pool2d(const Tensor& values, const Tensor& indices, const 
 
 void CudaBackend::max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_out,
                                       const Tensor& indices, const Window2d& g) {
-  if (grad_in.numel() == 0) return;
+  const int64_t total = grad_in.numel();
+  if (total == 0) return;
   check_operands("max_pool2d_backward", {&grad_in, &grad_out, &indices});
   DeviceGuard guard(grad_in.device().index());
-  cudaStream_t stream = detail::stream_of(grad_in);
-  EMBER_CUDA_CHECK(cudaMemsetAsync(grad_in.data_ptr(), 0, grad_in.nbytes(), stream));
-  const int64_t total = grad_out.numel();
-  if (total == 0) return;
   EMBER_DISPATCH_FLOATING(grad_out.dtype(), "max_pool2d_backward", [&] {
     launch_kernel(EMBER_KERNEL(max_pool_backward_kernel<scalar_t>),
-                  {grid_for(total), kThreads, 0, stream}, grad_in.data_ptr<scalar_t>(),
-                  grad_out.data_ptr<scalar_t>(), indices.data_ptr<int64_t>(), g, total);
+                  {grid_for(total), kThreads, 0, detail::stream_of(grad_in)},
+                  grad_in.data_ptr<scalar_t>(), grad_out.data_ptr<scalar_t>(),
+                  indices.data_ptr<int64_t>(), g, total);
   });
   EMBER_CUDA_CHECK(cudaGetLastError());
 }

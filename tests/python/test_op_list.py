@@ -29,6 +29,8 @@ NOT_OPS = {
     "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
     "get_default_dtype", "is_autocast_cache_enabled", "is_autocast_cpu_enabled",
     "is_autocast_enabled", "is_grad_enabled", "is_inference_mode_enabled", "manual_seed",
+    "initial_seed", "get_rng_state", "set_rng_state", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
     "set_autocast_enabled", "set_autocast_gpu_dtype", "set_default_dtype",
     # I/O
