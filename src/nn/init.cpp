@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ember/autograd.h"
+#include "ember/ops.h"
 
 namespace ember::nn::init {
 namespace {
@@ -55,6 +56,20 @@ Tensor uniform_(Tensor tensor, double low, double high) {
 Tensor normal_(Tensor tensor, double mean, double std) {
   NoGradGuard no_grad;
   tensor.normal_(mean, std);
+  return tensor;
+}
+
+Tensor trunc_normal_(Tensor tensor, double mean, double std, double a, double b) {
+  EMBER_CHECK(std > 0 && a < b, ValueError,
+              "trunc_normal_: expected std > 0 and a < b, got std=", std, ", a=", a, ", b=", b);
+  const auto normal_cdf = [](double x) { return (1 + std::erf(x / std::sqrt(2.0))) / 2; };
+  const double low = normal_cdf((a - mean) / std), high = normal_cdf((b - mean) / std);
+  NoGradGuard no_grad;
+  // erfinv of U(2 low - 1, 2 high - 1) is a standard normal truncated to the bounds, divided by
+  // sqrt(2); the clamp only catches rounding at the ends.
+  tensor.uniform_(2 * low - 1, 2 * high - 1);
+  tensor.copy_(erfinv(tensor) * (std * std::sqrt(2.0)) + mean);
+  tensor.clamp_(a, b);
   return tensor;
 }
 

@@ -77,17 +77,23 @@ Tensor eye_(Tensor matrix) {
   return fill_from(matrix, eye(matrix.size(0), matrix.size(1), kDouble));
 }
 
-Tensor dirac_(Tensor tensor) {
+Tensor dirac_(Tensor tensor, int64_t groups) {
   EMBER_CHECK(tensor.dim() >= 3 && tensor.dim() <= 5, ValueError,
               "dirac_: Only tensors with 3, 4, or 5 dimensions are supported, got shape ",
               tensor.sizes());
+  EMBER_CHECK(groups >= 1 && tensor.size(0) % groups == 0, ValueError,
+              "dirac_: dim 0 must be divisible by groups, got shape ", tensor.sizes(),
+              " and groups=", groups);
   std::vector<double> values(static_cast<size_t>(tensor.numel()), 0.0);
   const std::vector<int64_t> sizes = tensor.sizes().vec();
-  for (int64_t d = 0; d < std::min(sizes[0], sizes[1]); ++d) {
-    // Element [d, d, centre...] of the row-major layout.
-    int64_t offset = d * sizes[1] + d;
-    for (size_t k = 2; k < sizes.size(); ++k) offset = offset * sizes[k] + sizes[k] / 2;
-    values[static_cast<size_t>(offset)] = 1;
+  const int64_t per_group = sizes[0] / groups;
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t d = 0; d < std::min(per_group, sizes[1]); ++d) {
+      // Element [g * per_group + d, d, centre...] of the row-major layout.
+      int64_t offset = (g * per_group + d) * sizes[1] + d;
+      for (size_t k = 2; k < sizes.size(); ++k) offset = offset * sizes[k] + sizes[k] / 2;
+      values[static_cast<size_t>(offset)] = 1;
+    }
   }
   return fill_from(tensor, ember::tensor(values, kDouble));
 }

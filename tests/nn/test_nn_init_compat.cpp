@@ -1,6 +1,7 @@
-// nn::init's structured initialisers (eye_, dirac_, orthogonal_, sparse_) against PyTorch:
-// deterministic ones value for value on every device; orthogonal_ against torch.linalg.qr on the
-// same normal draw; sparse_ by its zero pattern; bad shapes.
+// nn::init's structured initialisers (eye_, dirac_ with groups, orthogonal_, sparse_) and
+// trunc_normal_ against PyTorch: deterministic ones value for value on every device; orthogonal_
+// against torch.linalg.qr on the same normal draw; sparse_ by its zero pattern; trunc_normal_ by
+// its bounds and moments; bad shapes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -100,4 +101,60 @@ TEST(NnInitCompat, BadShapesAreNamed) {
                          nn::init::sparse_(empty({4, 4}), 1.5);
                        }),
                        "sparsity must be in [0, 1], got 1.5"));
+}
+
+TEST(NnInitCompat, DiracWithGroupsMatchesTorch) {
+  for (const Device& device : test_devices()) {
+    for (auto [shape, groups] : {std::pair<std::vector<int64_t>, int64_t>{{6, 2, 3}, 3},
+                                 {{4, 3, 3, 3}, 2},
+                                 {{6, 1, 3, 2, 3}, 2},
+                                 {{4, 4, 1, 1}, 4}}) {
+      Tensor w = randn(shape, kDouble).to(device);
+      nn::init::dirac_(w, groups);
+      auto r = torch_run("y = torch.nn.init.dirac_(torch.empty(a.shape, dtype=a.dtype), " +
+                             std::to_string(groups) + ")",
+                         {{"a", w.cpu()}});
+      expect_close(w.cpu(), r.at("y"), 0, 0, "dirac_ groups on " + device.str());
+    }
+  }
+  EXPECT_TRUE(contains(error_of<ValueError>([] {
+                         nn::init::dirac_(empty({5, 2, 3}), 2);
+                       }),
+                       "dirac_: dim 0 must be divisible by groups, got shape [5, 2, 3] and "
+                       "groups=2"));
+}
+
+// trunc_normal_: values inside [a, b], and the moments of the truncated normal PyTorch's
+// trunc_normal_ reaches on a draw of the same size (both near the closed form).
+TEST(NnInitCompat, TruncNormalHasTheTruncatedMoments) {
+  struct Case {
+    double mean, std, a, b;
+  };
+  for (const Device& device : test_devices()) {
+    for (const Case c : {Case{0, 1, -2, 2}, Case{0.5, 2, -1, 3}, Case{0, 0.02, -0.04, 0.04}}) {
+      SCOPED_TRACE(device.str() + " mean " + std::to_string(c.mean));
+      Tensor w = empty({400, 500}, TensorOptions().device(device)).requires_grad_();
+      Tensor out = nn::init::trunc_normal_(w, c.mean, c.std, c.a, c.b);
+      EXPECT_TRUE(out.is_same(w));
+      const Tensor v = w.detach().cpu().to(kDouble);
+      EXPECT_GE(v.min().item<double>(), c.a);
+      EXPECT_LE(v.max().item<double>(), c.b);
+      const std::string args = std::to_string(c.mean) + ", " + std::to_string(c.std) + ", " +
+                               std::to_string(c.a) + ", " + std::to_string(c.b);
+      auto r = torch_run(
+          "torch.manual_seed(0)\n"
+          "t = torch.nn.init.trunc_normal_(torch.empty(400, 500), " +
+              args +
+              ").double()\n"
+              "m = t.mean().reshape(1)\n"
+              "s = t.std().reshape(1)",
+          {}, {"m", "s"});
+      const double spread = c.std;  // the moments are within 1% of std for 200,000 draws
+      EXPECT_NEAR(v.mean().item<double>(), r.at("m").item<double>(), 0.01 * spread);
+      EXPECT_NEAR(v.std().item<double>(), r.at("s").item<double>(), 0.01 * spread);
+    }
+  }
+  EXPECT_TRUE(
+      contains(error_of<ValueError>([] { nn::init::trunc_normal_(empty({2}), 0, 1, 2, 1); }),
+               "trunc_normal_: expected std > 0 and a < b, got std=1, a=2, b=1"));
 }

@@ -25,6 +25,10 @@ EMBER_API Tensor ones_(Tensor tensor);
 EMBER_API Tensor zeros_(Tensor tensor);
 EMBER_API Tensor uniform_(Tensor tensor, double low = 0, double high = 1);
 EMBER_API Tensor normal_(Tensor tensor, double mean = 0, double std = 1);
+// N(mean, std^2) truncated to [a, b] (PyTorch's Python nn.init.trunc_normal_; libtorch lacks it):
+// a uniform draw between the normal CDF's values at a and b, mapped back through erfinv.
+EMBER_API Tensor trunc_normal_(Tensor tensor, double mean = 0, double std = 1, double a = -2,
+                               double b = 2);
 // U(-b, b) with b = gain * sqrt(3 / fan), gain = calculate_gain(nonlinearity, a).
 EMBER_API Tensor kaiming_uniform_(Tensor tensor, double a = 0, FanModeType mode = kFanIn,
                                   NonlinearityType nonlinearity = kLeakyReLU);
@@ -37,8 +41,9 @@ EMBER_API Tensor xavier_uniform_(Tensor tensor, double gain = 1.0);
 EMBER_API Tensor xavier_normal_(Tensor tensor, double gain = 1.0);
 // The identity matrix (2-D tensors).
 EMBER_API Tensor eye_(Tensor matrix);
-// The identity convolution: zeros but [i, i, centre...] = 1 (3-D to 5-D tensors).
-EMBER_API Tensor dirac_(Tensor tensor);
+// The identity convolution: zeros but [i, i, centre...] = 1 (3-D to 5-D tensors); with groups,
+// the identity of each group's block of output channels (PyTorch's Python dirac_(tensor, groups)).
+EMBER_API Tensor dirac_(Tensor tensor, int64_t groups = 1);
 // A (semi-)orthogonal matrix times gain: Q of the QR factorisation of a normal draw, made unique
 // by the signs of R's diagonal; tensors of more than 2 dims are flattened after dim 0.
 EMBER_API Tensor orthogonal_(Tensor tensor, double gain = 1.0);

@@ -1,7 +1,10 @@
 """ember.nn.init: in-place initialisers with PyTorch's formulas (gains, fans, bounds); they run
-under no_grad, so they apply to parameters."""
+under no_grad, so they apply to parameters. trunc_normal_, dirac_, orthogonal_ and sparse_ are the
+C++ nn::init functions."""
 import math
+import warnings
 
+from .._C import _nn_init as _init
 from ..autograd import no_grad
 
 
@@ -40,7 +43,7 @@ def _calculate_fan_in_and_fan_out(tensor):
 def _fan(tensor, mode):
     mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        raise ValueError(f"Mode {mode} not supported, please use one of {['fan_in', 'fan_out']}")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -92,6 +95,7 @@ def xavier_normal_(tensor, gain=1.0):
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
@@ -100,5 +104,65 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op")
         return tensor
     return normal_(tensor, 0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
+    """N(mean, std^2) truncated to [a, b] (the C++ nn::init::trunc_normal_)."""
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    _init.trunc_normal_(tensor, float(mean), float(std), float(a), float(b))
+    return tensor
+
+
+def dirac_(tensor, groups=1):
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if tensor.size(0) % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    _init.dirac_(tensor, groups)
+    return tensor
+
+
+def orthogonal_(tensor, gain=1):
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    _init.orthogonal_(tensor, float(gain))
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01):
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    _init.sparse_(tensor, float(sparsity), float(std))
+    return tensor
+
+
+def _deprecated(new):
+    old_name = new.__name__[:-1]
+
+    def old(*args, **kwargs):
+        warnings.warn(f"nn.init.{old_name} is now deprecated in favor of nn.init.{new.__name__}.",
+                      stacklevel=2)
+        return new(*args, **kwargs)
+
+    old.__name__ = old_name
+    old.__doc__ = f"Deprecated: nn.init.{new.__name__}."
+    return old
+
+
+# PyTorch keeps the names without the trailing underscore, warning that they are deprecated.
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
