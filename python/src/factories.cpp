@@ -1,6 +1,7 @@
 // Tensor factories with PyTorch's keyword arguments: ember.zeros(2, 3, dtype=, device=,
 // requires_grad=), arange, linspace, eye, rand*, the *_like forms, manual_seed.
 #include "common.h"
+#include "ember/random_state.h"
 
 namespace ember::python {
 namespace {
@@ -124,6 +125,9 @@ void init_factories(nb::module_& m) {
       "args"_a, "dtype"_a = nb::none(), "device"_a = nb::none(), "requires_grad"_a = false);
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, "seed"_a);
+  m.def("initial_seed", &initial_seed);
+  m.def("get_rng_state", &get_rng_state);
+  m.def("set_rng_state", &set_rng_state, "new_state"_a);
   m.def("is_tensor", [](nb::handle h) { return nb::isinstance<Tensor>(h); });
 }
 

@@ -12,3 +12,5 @@ from .streams import (  # noqa: F401,E402
 from ._audit import TransferAudit, transfer_audit  # noqa: F401,E402
 from ._raw_kernel import RawKernel  # noqa: F401,E402
 from . import amp  # noqa: F401,E402
+from .random import (  # noqa: F401,E402
+    get_rng_state, get_rng_state_all, initial_seed, set_rng_state, set_rng_state_all)

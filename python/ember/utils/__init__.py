@@ -1,3 +1,3 @@
-"""ember.utils: data loading (ember.utils.data), DLPack exchange (ember.utils.dlpack) and C++
-extensions (ember.utils.cpp_extension)."""
-from . import cpp_extension, data, dlpack  # noqa: F401
+"""ember.utils: data loading (ember.utils.data), DLPack exchange (ember.utils.dlpack), C++
+extensions (ember.utils.cpp_extension) and activation checkpointing (ember.utils.checkpoint)."""
+from . import checkpoint, cpp_extension, data, dlpack  # noqa: F401
