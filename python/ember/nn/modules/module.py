@@ -69,23 +69,29 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_pre_hooks or self._forward_hooks):
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks):
             return self.forward(*args, **kwargs)
         for hook in list(self._forward_pre_hooks.values()):
             r = hook(self, args)
             if r is not None:
                 args = r if isinstance(r, tuple) else (r,)
+        backward_hooks = _BackwardHooks(self) if self._backward_hooks else None
+        if backward_hooks is not None:
+            args = backward_hooks.wrap_inputs(args)
         out = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
             r = hook(self, args, out)
             if r is not None:
                 out = r
+        if backward_hooks is not None:
+            out = backward_hooks.wrap_outputs(out)
         return out
 
     # ---- registration ----
@@ -188,6 +194,11 @@ class Module:
 
     def register_forward_pre_hook(self, hook):
         return _Handle(self._forward_pre_hooks, hook)
+
+    def register_full_backward_hook(self, hook):
+        """hook(module, grad_input, grad_output) runs once the gradients with respect to the
+        module's tensor inputs are computed; it may return new grad_input (a tuple)."""
+        return _Handle(self._backward_hooks, hook)
 
     def get_submodule(self, target):
         mod = self
@@ -413,6 +424,90 @@ class Module:
     def __dir__(self):
         keys = set(dir(type(self))) | set(self.__dict__)
         return sorted(k for k in keys if not k[0].isdigit())
+
+
+class _BackwardHooks:
+    """The module's full backward hooks for one call: identity nodes around the forward catch
+    grad_output (on the outputs) and grad_input (on the inputs), as PyTorch's BackwardHook."""
+
+    def __init__(self, module):
+        self.module = module
+        self.grad_output = None
+        self.n_inputs = 0
+        self.input_positions = []
+
+    def _run_hooks(self, grad_input):
+        for hook in list(self.module._backward_hooks.values()):
+            r = hook(self.module, grad_input, self.grad_output)
+            if r is not None:
+                if not isinstance(r, tuple) or len(r) != len(grad_input):
+                    raise RuntimeError("Backward hook returned an invalid number of grad_input, "
+                                       f"got {len(r) if isinstance(r, tuple) else 1}, but "
+                                       f"expected {len(grad_input)}")
+                grad_input = r
+        return grad_input
+
+    def wrap_inputs(self, args):
+        positions = [i for i, a in enumerate(args) if isinstance(a, _C.Tensor)]
+        self.n_inputs = len(positions)
+        self.input_positions = [i for i in positions if args[i].requires_grad]
+        if not (_C.is_grad_enabled() and self.input_positions):
+            return args
+        inputs = [args[i] for i in self.input_positions]
+        with _NoGradScope():
+            views = [t.view_as(t) for t in inputs]
+        slot = {i: k for k, i in enumerate(positions)}
+        requiring = [slot[i] for i in self.input_positions]
+
+        def backward(*grads):
+            grad_input = [None] * self.n_inputs
+            for k, g in zip(requiring, grads):
+                grad_input[k] = g
+            grad_input = self._run_hooks(tuple(grad_input))
+            return [grad_input[k] for k in requiring]
+
+        _C._record_function("BackwardHookFunctionBackward", views, inputs, backward)
+        args = list(args)
+        for i, v in zip(self.input_positions, views):
+            args[i] = v
+        return tuple(args)
+
+    def wrap_outputs(self, out):
+        single = isinstance(out, _C.Tensor)
+        outs = [out] if single else list(out) if isinstance(out, (tuple, list)) else None
+        if outs is None or not _C.is_grad_enabled():
+            return out
+        positions = [i for i, o in enumerate(outs) if isinstance(o, _C.Tensor) and o.requires_grad]
+        if not positions:
+            return out
+        tensors = [outs[i] for i in positions]
+        with _NoGradScope():
+            views = [t.view_as(t) for t in tensors]
+        slot = {i: k for k, i in enumerate(i for i, o in enumerate(outs)
+                                            if isinstance(o, _C.Tensor))}
+
+        def backward(*grads):
+            grad_output = [None] * len(slot)
+            for i, g in zip(positions, grads):
+                grad_output[slot[i]] = g
+            self.grad_output = tuple(grad_output)
+            if not self.input_positions:  # no input gradient will come: PyTorch calls now
+                self._run_hooks((None,) * self.n_inputs)
+            return list(grads)
+
+        _C._record_function("BackwardHookFunctionBackward", views, tensors, backward)
+        for i, v in zip(positions, views):
+            outs[i] = v
+        return outs[0] if single else type(out)(outs)
+
+
+class _NoGradScope:
+    def __enter__(self):
+        self._prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self._prev)
 
 
 class _Handle:
