@@ -2,6 +2,7 @@
 // Optimizers, learning-rate schedulers and gradient clipping (torch::optim, torch::nn::utils).
 #include "ember/optim/adam.h"
 #include "ember/optim/adamw.h"
+#include "ember/optim/averaged_model.h"
 #include "ember/optim/chained_scheduler.h"
 #include "ember/optim/clip_grad.h"
 #include "ember/optim/constant_lr.h"
@@ -23,3 +24,5 @@
 #include "ember/optim/sequential_lr.h"
 #include "ember/optim/sgd.h"
 #include "ember/optim/step_lr.h"
+#include "ember/optim/swa_lr.h"
+#include "ember/optim/update_bn.h"
