@@ -423,3 +423,33 @@ def test_all_names_of_torch_are_there():
     for name in torch.optim.lr_scheduler.__all__:
         assert name in ember.optim.lr_scheduler.__all__
         assert hasattr(ember.optim.lr_scheduler, name), name
+
+
+def printed(lib, body, capsys):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        body(lib)
+    return capsys.readouterr().out
+
+
+def verbose_schedules(lib):
+    opt = make_optimizer(lib)
+    s = lib.optim.lr_scheduler
+    sched = s.StepLR(opt, step_size=2, gamma=0.5, verbose=True)
+    for _ in range(3):
+        opt.step()
+        sched.step()
+    sched.step(7)
+    sched.step(2.5)
+    plateau = s.ReduceLROnPlateau(opt, patience=0, verbose=True)
+    for m in [1.0, 2.0, 3.0]:
+        plateau.step(m)
+    warm = s.CosineAnnealingWarmRestarts(opt, T_0=3, verbose=True)
+    warm.step()
+    warm.step(1.5)
+
+
+def test_verbose_prints_as_torch(capsys):
+    theirs = printed(torch, verbose_schedules, capsys)
+    assert "adjusting learning rate" in theirs
+    assert printed(ember, verbose_schedules, capsys) == theirs
