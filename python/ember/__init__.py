@@ -12,6 +12,7 @@ from .autograd import no_grad, enable_grad, set_grad_enabled, is_grad_enabled  #
 from .autograd import inference_mode, is_inference_mode_enabled  # noqa: F401
 from . import _hooks  # noqa: F401  Tensor.register_hook
 from . import _composites  # noqa: F401  Tensor.new_zeros, new_ones, new_empty, new_full, new_tensor
+from . import _tensor_deepcopy  # noqa: F401  Tensor.__deepcopy__
 from ._tensor_ctor import tensor, as_tensor  # noqa: F401
 from ._generator import Generator  # noqa: F401
 from .serialization import save, load  # noqa: F401

@@ -32,4 +32,11 @@ std::vector<double> CosineAnnealingLR::get_lrs() {
   return lrs;
 }
 
+std::vector<double> CosineAnnealingLR::closed_form_lrs() {
+  std::vector<double> lrs;
+  const double phase = (1 + std::cos(M_PI * last_epoch_ / static_cast<double>(T_max_))) / 2;
+  for (double base : base_lrs_) lrs.push_back(eta_min_ + (base - eta_min_) * phase);
+  return lrs;
+}
+
 }  // namespace ember::optim

@@ -2,6 +2,8 @@
 // keep the current lrs; the others multiply them by gamma).
 #include "ember/optim/step_lr.h"
 
+#include <cmath>
+
 namespace ember::optim {
 
 StepLR::StepLR(Optimizer& optimizer, unsigned step_size, double gamma)
@@ -13,6 +15,13 @@ std::vector<double> StepLR::get_lrs() {
   std::vector<double> lrs = get_current_lrs();
   if (last_epoch_ == 0 || last_epoch_ % step_size_ != 0) return lrs;
   for (double& lr : lrs) lr *= gamma_;
+  return lrs;
+}
+
+std::vector<double> StepLR::closed_form_lrs() {
+  std::vector<double> lrs;
+  const double factor = std::pow(gamma_, static_cast<double>(last_epoch_ / step_size_));
+  for (double base : base_lrs_) lrs.push_back(base * factor);
   return lrs;
 }
 

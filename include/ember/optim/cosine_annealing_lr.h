@@ -15,6 +15,7 @@ class EMBER_API CosineAnnealingLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lrs() override;
+  std::vector<double> closed_form_lrs() override;
 
  private:
   int64_t T_max_;

@@ -13,6 +13,7 @@ class EMBER_API StepLR : public LRScheduler {
 
  protected:
   std::vector<double> get_lrs() override;
+  std::vector<double> closed_form_lrs() override;
 
  private:
   int64_t step_size_;

@@ -5,3 +5,4 @@ from .adam import Adam, AdamW  # noqa: F401
 from .rmsprop import RMSprop  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from . import lr_scheduler  # noqa: F401
+from . import swa_utils  # noqa: F401
