@@ -26,7 +26,8 @@ OptionValues SGDOptions::values() const {
           {"momentum", momentum()},
           {"dampening", dampening()},
           {"weight_decay", weight_decay()},
-          {"nesterov", nesterov() ? 1.0 : 0.0}};
+          {"nesterov", nesterov() ? 1.0 : 0.0},
+          {"maximize", maximize() ? 1.0 : 0.0}};
 }
 
 void SGDOptions::set_values(const std::map<std::string, double>& v) {
@@ -35,6 +36,7 @@ void SGDOptions::set_values(const std::map<std::string, double>& v) {
   dampening(detail::option_value(v, "dampening", type_name()));
   weight_decay(detail::option_value(v, "weight_decay", type_name()));
   nesterov(detail::option_value(v, "nesterov", type_name()) != 0);
+  maximize(detail::option_value(v, "maximize", type_name()) != 0);
 }
 
 std::unique_ptr<OptimizerParamState> SGDParamState::clone() const {
@@ -77,8 +79,8 @@ Tensor SGD::step(LossClosure closure) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
     const double momentum = o.momentum();
     for (auto& p : group.params()) {
-      const Tensor& grad = p.grad();
-      if (!grad.defined()) continue;
+      if (!p.grad().defined()) continue;
+      const Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       Tensor d_p = o.weight_decay() != 0 ? grad.add(p, o.weight_decay()) : grad;
       if (momentum != 0) {
         auto& slot = state_[p.unsafeGetTensorImpl()];
@@ -86,8 +88,9 @@ Tensor SGD::step(LossClosure closure) {
         auto& st = static_cast<SGDParamState&>(*slot);
         Tensor& buf = st.momentum_buffer();
         if (!buf.defined()) {
-          // d_p is a temporary already when weight decay made it; the gradient itself is copied.
-          buf = o.weight_decay() != 0 ? d_p : d_p.clone();
+          // d_p is a temporary already when weight decay or maximize made it; the gradient itself
+          // is copied.
+          buf = o.weight_decay() != 0 || o.maximize() ? d_p : d_p.clone();
         } else {
           buf.mul_(momentum).add_(d_p, 1 - o.dampening());
         }
