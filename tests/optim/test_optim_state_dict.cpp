@@ -69,6 +69,14 @@ TEST(OptimStateDict, RoundTripResumesIdentically) {
   expect_resumes_identically<SGD>(SGDOptions(0.1).momentum(0.9).nesterov(true), "sgd");
   expect_resumes_identically<Adam>(AdamOptions(0.01).amsgrad(true).weight_decay(0.1), "adam");
   expect_resumes_identically<AdamW>(AdamWOptions(0.01).betas({0.8, 0.9}), "adamw");
+  expect_resumes_identically<SGD>(SGDOptions(0.1).momentum(0.5).maximize(true), "sgd_maximize");
+  expect_resumes_identically<Adagrad>(AdagradOptions(0.1).lr_decay(0.1).maximize(true), "adagrad");
+  expect_resumes_identically<RAdam>(RAdamOptions(0.01).weight_decay(0.1), "radam");
+  expect_resumes_identically<NAdam>(NAdamOptions(0.01).momentum_decay(0.1), "nadam");
+  expect_resumes_identically<Adamax>(AdamaxOptions(0.01).betas({0.8, 0.9}), "adamax");
+  expect_resumes_identically<Adadelta>(AdadeltaOptions(0.5).rho(0.8), "adadelta");
+  expect_resumes_identically<Rprop>(RpropOptions(0.01).etas({0.4, 1.3}), "rprop");
+  expect_resumes_identically<ASGD>(ASGDOptions(0.05).t0(1), "asgd");
 }
 
 TEST(OptimStateDict, LayoutFollowsPyTorch) {
