@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "optim/adam_update.h"
+#include "optim/fused_cpu.h"
 #include "optim/step_loop.h"
 
 namespace ember::optim {
@@ -83,18 +84,25 @@ Tensor NAdam::step(LossClosure closure) {
         const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
         const double t = static_cast<double>(st.step());
         const double bias_correction2 = 1 - std::pow(beta2, t);
-        const Tensor grad = detail::effective_grad(p, /*maximize=*/false, o.weight_decay());
         const double mu = beta1 * (1. - 0.5 * std::pow(0.96, t * o.momentum_decay()));
         const double mu_next = beta1 * (1. - 0.5 * std::pow(0.96, (t + 1) * o.momentum_decay()));
         // float32 products, as PyTorch's float32 mu_product tensor computes them.
         st.mu_product(round_to_float(st.mu_product() * round_to_float(mu)));
         const double mu_product_next = round_to_float(
             round_to_float(st.mu_product() * round_to_float(mu)) * round_to_float(mu_next));
+        const double grad_scale = -o.lr() * (1. - mu) / (1. - st.mu_product());
+        const double avg_scale = -o.lr() * mu_next / (1. - mu_product_next);
+        if (detail::fused_nadam_cpu(p, p.grad(), st.exp_avg(), st.exp_avg_sq(),
+                                    {beta1, beta2, bias_correction2, o.eps(), o.weight_decay(),
+                                     grad_scale, avg_scale})) {
+          return;
+        }
+        const Tensor grad = detail::effective_grad(p, /*maximize=*/false, o.weight_decay());
         st.exp_avg().mul_(beta1).add_(grad, 1 - beta1);
         st.exp_avg_sq().mul_(beta2).add_(grad * grad, 1 - beta2);
         const Tensor denom = st.exp_avg_sq().div(bias_correction2).sqrt().add_(o.eps());
-        p.add_(grad / denom, -o.lr() * (1. - mu) / (1. - st.mu_product()));
-        p.add_(st.exp_avg() / denom, -o.lr() * mu_next / (1. - mu_product_next));
+        p.add_(grad / denom, grad_scale);
+        p.add_(st.exp_avg() / denom, avg_scale);
       });
 }
 

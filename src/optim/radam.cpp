@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "optim/adam_update.h"
+#include "optim/fused_cpu.h"
 #include "optim/step_loop.h"
 
 namespace ember::optim {
@@ -79,16 +80,23 @@ Tensor RAdam::step(LossClosure closure) {
         const double t = static_cast<double>(st.step());
         const double bias_correction1 = 1 - std::pow(beta1, t);
         const double bias_correction2 = 1 - std::pow(beta2, t);
+        // The length of the approximated simple moving average, and its limit.
+        const double rho_inf = 2 / (1 - beta2) - 1;
+        const double rho_t = rho_inf - 2 * t * std::pow(beta2, t) / bias_correction2;
+        const bool rectified = rho_t > 5;
+        const double rect = rectified ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
+                                                  ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                                      : 1;
+        if (detail::fused_radam_cpu(p, p.grad(), st.exp_avg(), st.exp_avg_sq(),
+                                    {beta1, beta2, bias_correction1, std::sqrt(bias_correction2),
+                                     o.eps(), o.weight_decay(), o.lr(), rectified, rect})) {
+          return;
+        }
         const Tensor grad = detail::effective_grad(p, /*maximize=*/false, o.weight_decay());
         st.exp_avg().mul_(beta1).add_(grad, 1 - beta1);
         st.exp_avg_sq().mul_(beta2).add_(grad * grad, 1 - beta2);
         const Tensor corrected = st.exp_avg() / bias_correction1;
-        // The length of the approximated simple moving average, and its limit.
-        const double rho_inf = 2 / (1 - beta2) - 1;
-        const double rho_t = rho_inf - 2 * t * std::pow(beta2, t) / bias_correction2;
-        if (rho_t > 5) {
-          const double rect = std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
-                                        ((rho_inf - 4) * (rho_inf - 2) * rho_t));
+        if (rectified) {
           const Tensor adaptive =
               std::sqrt(bias_correction2) / st.exp_avg_sq().sqrt().add_(o.eps());
           p.add_(corrected * o.lr() * adaptive * rect, -1.0);

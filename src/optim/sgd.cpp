@@ -3,8 +3,37 @@
 
 #include "ember/autograd.h"
 #include "ember/ops.h"
+#include "optim/fused_cpu.h"
 
 namespace ember::optim {
+
+namespace {
+
+// The one-pass float32 CPU step (momentum buffer created on the first step); false, with
+// nothing done, where it does not apply.
+bool step_fused(Tensor& p, const SGDOptions& o,
+                std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& states) {
+  auto plain = [&](const Tensor& t) {
+    return t.is_cpu() && t.dtype() == kFloat && t.is_contiguous() && t.numel() == p.numel();
+  };
+  if (!plain(p) || !plain(p.grad())) return false;
+  Tensor no_buffer;
+  Tensor* buf = &no_buffer;
+  bool first = false;
+  if (o.momentum() != 0) {
+    auto& slot = states[p.unsafeGetTensorImpl()];
+    if (!slot) slot = std::make_unique<SGDParamState>();
+    auto& st = static_cast<SGDParamState&>(*slot);
+    first = !st.momentum_buffer().defined();
+    if (first) st.momentum_buffer(empty_like(p));  // filled by the loop
+    buf = &st.momentum_buffer();
+  }
+  return detail::fused_sgd_cpu(
+      p, p.grad(), *buf,
+      {o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(), o.maximize(), first});
+}
+
+}  // namespace
 
 SGDOptions::SGDOptions(double lr) : lr_(lr) {}
 
@@ -80,6 +109,7 @@ Tensor SGD::step(LossClosure closure) {
     const double momentum = o.momentum();
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
+      if (step_fused(p, o, state_)) continue;
       const Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       Tensor d_p = o.weight_decay() != 0 ? grad.add(p, o.weight_decay()) : grad;
       if (momentum != 0) {
