@@ -206,6 +206,8 @@ nb::object state_of(const PyOptimizer& self, const Tensor& p) {
       d[name.c_str()] = t;
     }
   }
+  // PyTorch's SGD keeps the key without momentum.
+  if (self.kind == "SGD" && !d.contains("momentum_buffer")) d["momentum_buffer"] = nb::none();
   return d;
 }
 

@@ -9,10 +9,9 @@ namespace ember::optim {
 
 namespace {
 
-// The one-pass float32 CPU step (momentum buffer created on the first step); false, with
-// nothing done, where it does not apply.
-bool step_fused(Tensor& p, const SGDOptions& o,
-                std::unordered_map<void*, std::unique_ptr<OptimizerParamState>>& states) {
+// The one-pass float32 CPU step (momentum buffer created in `st` on the first step); false,
+// with nothing done, where it does not apply.
+bool step_fused(Tensor& p, const SGDOptions& o, SGDParamState& st) {
   auto plain = [&](const Tensor& t) {
     return t.is_cpu() && t.dtype() == kFloat && t.is_contiguous() && t.numel() == p.numel();
   };
@@ -21,9 +20,6 @@ bool step_fused(Tensor& p, const SGDOptions& o,
   Tensor* buf = &no_buffer;
   bool first = false;
   if (o.momentum() != 0) {
-    auto& slot = states[p.unsafeGetTensorImpl()];
-    if (!slot) slot = std::make_unique<SGDParamState>();
-    auto& st = static_cast<SGDParamState&>(*slot);
     first = !st.momentum_buffer().defined();
     if (first) st.momentum_buffer(empty_like(p));  // filled by the loop
     buf = &st.momentum_buffer();
@@ -109,13 +105,15 @@ Tensor SGD::step(LossClosure closure) {
     const double momentum = o.momentum();
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      if (step_fused(p, o, state_)) continue;
+      // Every stepped parameter gets a state, without momentum an empty one, as PyTorch keeps
+      // {'momentum_buffer': None} for it.
+      auto& slot = state_[p.unsafeGetTensorImpl()];
+      if (!slot) slot = std::make_unique<SGDParamState>();
+      auto& st = static_cast<SGDParamState&>(*slot);
+      if (step_fused(p, o, st)) continue;
       const Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       Tensor d_p = o.weight_decay() != 0 ? grad.add(p, o.weight_decay()) : grad;
       if (momentum != 0) {
-        auto& slot = state_[p.unsafeGetTensorImpl()];
-        if (!slot) slot = std::make_unique<SGDParamState>();
-        auto& st = static_cast<SGDParamState&>(*slot);
         Tensor& buf = st.momentum_buffer();
         if (!buf.defined()) {
           // d_p is a temporary already when weight decay or maximize made it; the gradient itself

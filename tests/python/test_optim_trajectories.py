@@ -80,14 +80,10 @@ def check_same(e_run, t_run, what):
 
 def check_state_dicts_match(e_sd, t_sd):
     assert e_sd["param_groups"] == t_sd["param_groups"]
-    # PyTorch's SGD without momentum keeps {'momentum_buffer': None}; Ember keeps no entry
-    # (docs/python.md, known differences).
-    t_states = {i: {k: v for k, v in s.items() if v is not None}
-                for i, s in t_sd["state"].items()}
-    t_states = {i: s for i, s in t_states.items() if s}
-    assert sorted(e_sd["state"]) == sorted(t_states)
-    for i, t_present in t_states.items():
-        assert sorted(e_sd["state"][i]) == sorted(t_present), i
+    assert sorted(e_sd["state"]) == sorted(t_sd["state"])
+    for i, t_state in t_sd["state"].items():
+        assert sorted(e_sd["state"][i]) == sorted(t_state), i
+        t_present = {k: v for k, v in t_state.items() if v is not None}
         for key, value in t_present.items():
             mine = e_sd["state"][i][key]
             if isinstance(value, torch.Tensor):
