@@ -79,6 +79,22 @@ TEST(OptimStateDict, RoundTripResumesIdentically) {
   expect_resumes_identically<ASGD>(ASGDOptions(0.05).t0(1), "asgd");
 }
 
+// A dict written before the maximize option existed loads as a minimizing optimizer.
+TEST(OptimStateDict, DictWithoutMaximizeLoadsAsMinimizing) {
+  Params p = make_params();
+  SGD src({p.w, p.b}, SGDOptions(0.1).momentum(0.9));
+  set_grads(p, 0);
+  src.step();
+  auto sd = src.state_dict();
+  ASSERT_EQ(sd.erase("param_groups.0.maximize"), 1u);
+  Params q = make_params();
+  SGD opt({q.w, q.b}, SGDOptions(0.5).maximize(true));
+  opt.load_state_dict(sd);
+  const auto& o = static_cast<const SGDOptions&>(opt.param_groups()[0].options());
+  EXPECT_FALSE(o.maximize());
+  EXPECT_DOUBLE_EQ(o.lr(), 0.1);
+}
+
 TEST(OptimStateDict, LayoutFollowsPyTorch) {
   Params p = make_params();
   std::vector<OptimizerParamGroup> groups;
