@@ -23,36 +23,79 @@ double num(const nb::dict& g, const char* key) {
   return nb::cast<double>(g[key]);
 }
 
-// Adam's and AdamW's options: the same keys, different option types.
-template <typename Options>
-std::unique_ptr<OptimizerOptions> adam_options(const nb::dict& g) {
-  auto betas = nb::cast<std::pair<double, double>>(g["betas"]);
-  Options o(num(g, "lr"));
-  o.betas({betas.first, betas.second}).eps(num(g, "eps"));
-  o.weight_decay(num(g, "weight_decay")).amsgrad(nb::cast<bool>(g["amsgrad"]));
-  return o.clone();
+// A bool option; false when the group lacks it (maximize is not an option of every optimizer).
+bool flag(const nb::dict& g, const char* key) {
+  return g.contains(key) && nb::cast<bool>(g[key]);
 }
 
-// The options of `kind` from a param_group dict, PyTorch's keys (betas as a pair, max_eval and
-// line_search_fn may be None).
+std::pair<double, double> pair_of(const nb::dict& g, const char* key) {
+  if (!g.contains(key))
+    throw nb::key_error((std::string("parameter group has no '") + key + "'").c_str());
+  return nb::cast<std::pair<double, double>>(g[key]);
+}
+
+// Options of the Adam family (Adam, AdamW, Adamax, NAdam, RAdam): lr, betas, eps, weight_decay.
+template <typename Options>
+Options adam_like(const nb::dict& g) {
+  auto betas = pair_of(g, "betas");
+  Options o(num(g, "lr"));
+  o.betas({betas.first, betas.second}).eps(num(g, "eps")).weight_decay(num(g, "weight_decay"));
+  return o;
+}
+
+// The options of `kind` from a param_group dict, PyTorch's keys (betas, etas and step_sizes as
+// pairs, max_eval and line_search_fn may be None).
 std::unique_ptr<OptimizerOptions> options_from(const std::string& kind, const nb::dict& g) {
-  if (g.contains("maximize") && nb::cast<bool>(g["maximize"]))
-    throw NotImplementedError(kind + ": maximize=True is not supported by ember.optim");
+  const bool maximize = flag(g, "maximize");
   if (kind == "SGD") {
     optim::SGDOptions o(num(g, "lr"));
     o.momentum(num(g, "momentum")).dampening(num(g, "dampening"));
-    o.weight_decay(num(g, "weight_decay")).nesterov(nb::cast<bool>(g["nesterov"]));
+    o.weight_decay(num(g, "weight_decay")).nesterov(flag(g, "nesterov")).maximize(maximize);
     return o.clone();
   }
-  if (kind == "Adam") return adam_options<optim::AdamOptions>(g);
-  if (kind == "AdamW") return adam_options<optim::AdamWOptions>(g);
+  if (kind == "Adam") {
+    return adam_like<optim::AdamOptions>(g).amsgrad(flag(g, "amsgrad")).maximize(maximize).clone();
+  }
+  if (kind == "AdamW") {
+    return adam_like<optim::AdamWOptions>(g).amsgrad(flag(g, "amsgrad")).maximize(maximize).clone();
+  }
+  if (kind == "Adamax") return adam_like<optim::AdamaxOptions>(g).maximize(maximize).clone();
+  if (kind == "RAdam") return adam_like<optim::RAdamOptions>(g).clone();
+  if (kind == "NAdam") {
+    return adam_like<optim::NAdamOptions>(g).momentum_decay(num(g, "momentum_decay")).clone();
+  }
   if (kind == "RMSprop") {
     optim::RMSpropOptions o(num(g, "lr"));
     o.alpha(num(g, "alpha")).eps(num(g, "eps")).weight_decay(num(g, "weight_decay"));
-    o.momentum(num(g, "momentum")).centered(nb::cast<bool>(g["centered"]));
+    o.momentum(num(g, "momentum")).centered(flag(g, "centered")).maximize(maximize);
     return o.clone();
   }
+  if (kind == "Adagrad") {
+    optim::AdagradOptions o(num(g, "lr"));
+    o.lr_decay(num(g, "lr_decay")).weight_decay(num(g, "weight_decay"));
+    o.initial_accumulator_value(num(g, "initial_accumulator_value")).eps(num(g, "eps"));
+    return o.maximize(maximize).clone();
+  }
+  if (kind == "Adadelta") {
+    optim::AdadeltaOptions o(num(g, "lr"));
+    o.rho(num(g, "rho")).eps(num(g, "eps")).weight_decay(num(g, "weight_decay"));
+    return o.maximize(maximize).clone();
+  }
+  if (kind == "Rprop") {
+    optim::RpropOptions o(num(g, "lr"));
+    auto etas = pair_of(g, "etas");
+    auto sizes = pair_of(g, "step_sizes");
+    o.etas({etas.first, etas.second}).step_sizes({sizes.first, sizes.second});
+    return o.maximize(maximize).clone();
+  }
+  if (kind == "ASGD") {
+    optim::ASGDOptions o(num(g, "lr"));
+    o.lambd(num(g, "lambd")).alpha(num(g, "alpha")).t0(num(g, "t0"));
+    o.weight_decay(num(g, "weight_decay"));
+    return o.maximize(maximize).clone();
+  }
   if (kind == "LBFGS") {
+    if (maximize) throw NotImplementedError("LBFGS has no maximize option");
     optim::LBFGSOptions o(num(g, "lr"));
     o.max_iter(nb::cast<int64_t>(g["max_iter"]));
     if (!g["max_eval"].is_none()) o.max_eval(nb::cast<int64_t>(g["max_eval"]));
@@ -75,25 +118,29 @@ optim::OptimizerParamGroup group_from(const std::string& kind, const nb::dict& g
   return optim::OptimizerParamGroup(params_of(g), std::move(o));
 }
 
+template <typename Opt, typename Options>
+std::unique_ptr<optim::Optimizer> make_as(std::vector<optim::OptimizerParamGroup> gs) {
+  const auto defaults = static_cast<const Options&>(gs[0].options());
+  return std::make_unique<Opt>(std::move(gs), defaults);
+}
+
 std::unique_ptr<optim::Optimizer> make(const std::string& kind, const nb::list& groups) {
   std::vector<optim::OptimizerParamGroup> gs;
   for (nb::handle g : groups) gs.push_back(group_from(kind, nb::borrow<nb::dict>(g)));
   EMBER_CHECK(!gs.empty(), ValueError, "optimizer got an empty parameter list");
-  auto& first = gs[0].options();
-  if (kind == "SGD")
-    return std::make_unique<optim::SGD>(std::move(gs),
-                                        static_cast<const optim::SGDOptions&>(first));
-  if (kind == "Adam")
-    return std::make_unique<optim::Adam>(std::move(gs),
-                                         static_cast<const optim::AdamOptions&>(first));
-  if (kind == "AdamW")
-    return std::make_unique<optim::AdamW>(std::move(gs),
-                                          static_cast<const optim::AdamWOptions&>(first));
-  if (kind == "RMSprop")
-    return std::make_unique<optim::RMSprop>(std::move(gs),
-                                            static_cast<const optim::RMSpropOptions&>(first));
-  return std::make_unique<optim::LBFGS>(std::move(gs),
-                                        static_cast<const optim::LBFGSOptions&>(first));
+  using namespace optim;
+  if (kind == "SGD") return make_as<SGD, SGDOptions>(std::move(gs));
+  if (kind == "Adam") return make_as<Adam, AdamOptions>(std::move(gs));
+  if (kind == "AdamW") return make_as<AdamW, AdamWOptions>(std::move(gs));
+  if (kind == "Adamax") return make_as<Adamax, AdamaxOptions>(std::move(gs));
+  if (kind == "RAdam") return make_as<RAdam, RAdamOptions>(std::move(gs));
+  if (kind == "NAdam") return make_as<NAdam, NAdamOptions>(std::move(gs));
+  if (kind == "RMSprop") return make_as<RMSprop, RMSpropOptions>(std::move(gs));
+  if (kind == "Adagrad") return make_as<Adagrad, AdagradOptions>(std::move(gs));
+  if (kind == "Adadelta") return make_as<Adadelta, AdadeltaOptions>(std::move(gs));
+  if (kind == "Rprop") return make_as<Rprop, RpropOptions>(std::move(gs));
+  if (kind == "ASGD") return make_as<ASGD, ASGDOptions>(std::move(gs));
+  return make_as<LBFGS, LBFGSOptions>(std::move(gs));
 }
 
 struct PyOptimizer {
@@ -138,6 +185,12 @@ nb::object step(PyOptimizer& self, const nb::list& groups, nb::handle closure) {
   return tensor_or_none(loss);
 }
 
+// PyTorch 1.13's RMSprop, Adadelta and Rprop count steps in a Python int, the others (LBFGS
+// aside) in a float tensor.
+bool counts_in_int(const std::string& kind) {
+  return kind == "RMSprop" || kind == "Adadelta" || kind == "Rprop";
+}
+
 // PyTorch's view of one parameter's state: the state tensors by name, 'step' as a float tensor
 // (as PyTorch 1.13 keeps it); None before the first step.
 nb::object state_of(const PyOptimizer& self, const Tensor& p) {
@@ -145,14 +198,16 @@ nb::object state_of(const PyOptimizer& self, const Tensor& p) {
   if (it == self.opt->state().end() || !it->second) return nb::none();
   nb::dict d;
   for (auto& [name, t] : it->second->tensors()) {
-    if (name == "step" && self.kind == "RMSprop") {
-      d[name.c_str()] = t.item().toLong();  // PyTorch 1.13's RMSprop counts in a Python int
+    if (name == "step" && counts_in_int(self.kind)) {
+      d[name.c_str()] = t.item().toLong();
     } else if (name == "step" && self.kind != "LBFGS") {
       d[name.c_str()] = t.to(kFloat);
     } else {
       d[name.c_str()] = t;
     }
   }
+  // PyTorch's SGD keeps the key without momentum.
+  if (self.kind == "SGD" && !d.contains("momentum_buffer")) d["momentum_buffer"] = nb::none();
   return d;
 }
 

@@ -21,8 +21,10 @@ void validate_adam_options(double lr, double beta1, double beta2, double eps, do
   EMBER_CHECK(weight_decay >= 0, ValueError, "Invalid weight_decay value: ", weight_decay);
 }
 
-void adam_update(Tensor& param, const Tensor& grad_in, AdamParamState& st, double lr, double beta1,
-                 double beta2, double eps, double weight_decay, bool amsgrad, bool decoupled) {
+void adam_update(Tensor& param, const Tensor& raw_grad, AdamParamState& st, double lr, double beta1,
+                 double beta2, double eps, double weight_decay, bool amsgrad, bool maximize,
+                 bool decoupled) {
+  const Tensor grad_in = maximize ? raw_grad.neg() : raw_grad;
   if (!st.exp_avg().defined()) {
     st.exp_avg(zeros_like(param));
     st.exp_avg_sq(zeros_like(param));

@@ -16,7 +16,8 @@ namespace ember::optim::detail {
 // One update of `param` with moments in `state` (created on the first call); decoupled selects
 // AdamW's weight decay (p *= 1 - lr * wd) over Adam's (g += wd * p). Caller holds NoGradGuard.
 void adam_update(Tensor& param, const Tensor& grad, AdamParamState& state, double lr, double beta1,
-                 double beta2, double eps, double weight_decay, bool amsgrad, bool decoupled);
+                 double beta2, double eps, double weight_decay, bool amsgrad, bool maximize,
+                 bool decoupled);
 
 // Constants of one Adam step, computed once per parameter in double.
 struct AdamStepConstants {
@@ -45,9 +46,13 @@ void validate_adam_options(const Options& o) {
 
 template <typename Options>
 OptionValues adam_option_values(const Options& o) {
-  return {
-      {"lr", o.lr()},   {"beta1", std::get<0>(o.betas())},  {"beta2", std::get<1>(o.betas())},
-      {"eps", o.eps()}, {"weight_decay", o.weight_decay()}, {"amsgrad", o.amsgrad() ? 1.0 : 0.0}};
+  return {{"lr", o.lr()},
+          {"beta1", std::get<0>(o.betas())},
+          {"beta2", std::get<1>(o.betas())},
+          {"eps", o.eps()},
+          {"weight_decay", o.weight_decay()},
+          {"amsgrad", o.amsgrad() ? 1.0 : 0.0},
+          {"maximize", o.maximize() ? 1.0 : 0.0}};
 }
 
 template <typename Options>
@@ -57,6 +62,7 @@ void set_adam_option_values(Options& o, const std::map<std::string, double>& v) 
   o.eps(option_value(v, "eps", o.type_name()));
   o.weight_decay(option_value(v, "weight_decay", o.type_name()));
   o.amsgrad(option_value(v, "amsgrad", o.type_name()) != 0);
+  o.maximize(option_value(v, "maximize", o.type_name()) != 0);
 }
 
 // Optimizer::step for Adam (decoupled = false) and AdamW (decoupled = true).
@@ -78,7 +84,8 @@ Tensor adam_step(std::vector<OptimizerParamGroup>& groups,
       auto& slot = state[p.unsafeGetTensorImpl()];
       if (!slot) slot = std::make_unique<AdamParamState>();
       adam_update(p, grad, static_cast<AdamParamState&>(*slot), o.lr(), std::get<0>(o.betas()),
-                  std::get<1>(o.betas()), o.eps(), o.weight_decay(), o.amsgrad(), decoupled);
+                  std::get<1>(o.betas()), o.eps(), o.weight_decay(), o.amsgrad(), o.maximize(),
+                  decoupled);
     }
   }
   return loss;

@@ -218,6 +218,11 @@ void Optimizer::load_state_dict(const OptimizerStateDict& state_dict) {
     std::map<std::string, double> values;
     for (const auto& [name, unused] : known) {
       auto it = entries.find(name);
+      // Dicts saved before SGD, Adam, AdamW and RMSprop had maximize lack it: they minimized.
+      if (it == entries.end() && name == "maximize") {
+        values[name] = 0;
+        continue;
+      }
       EMBER_CHECK(it != entries.end(), ValueError, "optimizer state dict is missing '", prefix,
                   name, "' (is it from another kind of optimizer than ", defaults_->type_name(),
                   "?)");

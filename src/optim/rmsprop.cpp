@@ -4,6 +4,7 @@
 
 #include "ember/autograd.h"
 #include "ember/ops.h"
+#include "optim/fused_cpu.h"
 
 namespace ember::optim {
 
@@ -27,7 +28,8 @@ OptionValues RMSpropOptions::values() const {
           {"eps", eps()},
           {"weight_decay", weight_decay()},
           {"momentum", momentum()},
-          {"centered", centered() ? 1.0 : 0.0}};
+          {"centered", centered() ? 1.0 : 0.0},
+          {"maximize", maximize() ? 1.0 : 0.0}};
 }
 
 void RMSpropOptions::set_values(const std::map<std::string, double>& v) {
@@ -37,6 +39,7 @@ void RMSpropOptions::set_values(const std::map<std::string, double>& v) {
   weight_decay(detail::option_value(v, "weight_decay", type_name()));
   momentum(detail::option_value(v, "momentum", type_name()));
   centered(detail::option_value(v, "centered", type_name()) != 0);
+  maximize(detail::option_value(v, "maximize", type_name()) != 0);
 }
 
 std::unique_ptr<OptimizerParamState> RMSpropParamState::clone() const {
@@ -88,7 +91,6 @@ Tensor RMSprop::step(LossClosure closure) {
     const auto& o = static_cast<const RMSpropOptions&>(group.options());
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      Tensor grad = o.weight_decay() != 0 ? p.grad().add(p, o.weight_decay()) : p.grad();
       auto& slot = state_[p.unsafeGetTensorImpl()];
       if (!slot) {
         auto fresh = std::make_unique<RMSpropParamState>();
@@ -99,6 +101,13 @@ Tensor RMSprop::step(LossClosure closure) {
       }
       auto& st = static_cast<RMSpropParamState&>(*slot);
       st.step(st.step() + 1);
+      if (detail::fused_rmsprop_cpu(
+              p, p.grad(), st.square_avg(), st.grad_avg(), st.momentum_buffer(),
+              {o.lr(), o.alpha(), o.eps(), o.weight_decay(), o.momentum(), o.maximize()})) {
+        continue;
+      }
+      Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
+      if (o.weight_decay() != 0) grad = grad.add(p, o.weight_decay());
       st.square_avg().mul_(o.alpha()).add_(grad * grad, 1 - o.alpha());
       Tensor avg;
       if (o.centered()) {

@@ -3,8 +3,33 @@
 
 #include "ember/autograd.h"
 #include "ember/ops.h"
+#include "optim/fused_cpu.h"
 
 namespace ember::optim {
+
+namespace {
+
+// The one-pass float32 CPU step (momentum buffer created in `st` on the first step); false,
+// with nothing done, where it does not apply.
+bool step_fused(Tensor& p, const SGDOptions& o, SGDParamState& st) {
+  auto plain = [&](const Tensor& t) {
+    return t.is_cpu() && t.dtype() == kFloat && t.is_contiguous() && t.numel() == p.numel();
+  };
+  if (!plain(p) || !plain(p.grad())) return false;
+  Tensor no_buffer;
+  Tensor* buf = &no_buffer;
+  bool first = false;
+  if (o.momentum() != 0) {
+    first = !st.momentum_buffer().defined();
+    if (first) st.momentum_buffer(empty_like(p));  // filled by the loop
+    buf = &st.momentum_buffer();
+  }
+  return detail::fused_sgd_cpu(
+      p, p.grad(), *buf,
+      {o.lr(), o.momentum(), o.dampening(), o.weight_decay(), o.nesterov(), o.maximize(), first});
+}
+
+}  // namespace
 
 SGDOptions::SGDOptions(double lr) : lr_(lr) {}
 
@@ -26,7 +51,8 @@ OptionValues SGDOptions::values() const {
           {"momentum", momentum()},
           {"dampening", dampening()},
           {"weight_decay", weight_decay()},
-          {"nesterov", nesterov() ? 1.0 : 0.0}};
+          {"nesterov", nesterov() ? 1.0 : 0.0},
+          {"maximize", maximize() ? 1.0 : 0.0}};
 }
 
 void SGDOptions::set_values(const std::map<std::string, double>& v) {
@@ -35,6 +61,7 @@ void SGDOptions::set_values(const std::map<std::string, double>& v) {
   dampening(detail::option_value(v, "dampening", type_name()));
   weight_decay(detail::option_value(v, "weight_decay", type_name()));
   nesterov(detail::option_value(v, "nesterov", type_name()) != 0);
+  maximize(detail::option_value(v, "maximize", type_name()) != 0);
 }
 
 std::unique_ptr<OptimizerParamState> SGDParamState::clone() const {
@@ -77,17 +104,21 @@ Tensor SGD::step(LossClosure closure) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
     const double momentum = o.momentum();
     for (auto& p : group.params()) {
-      const Tensor& grad = p.grad();
-      if (!grad.defined()) continue;
+      if (!p.grad().defined()) continue;
+      // Every stepped parameter gets a state, without momentum an empty one, as PyTorch keeps
+      // {'momentum_buffer': None} for it.
+      auto& slot = state_[p.unsafeGetTensorImpl()];
+      if (!slot) slot = std::make_unique<SGDParamState>();
+      auto& st = static_cast<SGDParamState&>(*slot);
+      if (step_fused(p, o, st)) continue;
+      const Tensor grad = o.maximize() ? p.grad().neg() : p.grad();
       Tensor d_p = o.weight_decay() != 0 ? grad.add(p, o.weight_decay()) : grad;
       if (momentum != 0) {
-        auto& slot = state_[p.unsafeGetTensorImpl()];
-        if (!slot) slot = std::make_unique<SGDParamState>();
-        auto& st = static_cast<SGDParamState&>(*slot);
         Tensor& buf = st.momentum_buffer();
         if (!buf.defined()) {
-          // d_p is a temporary already when weight decay made it; the gradient itself is copied.
-          buf = o.weight_decay() != 0 ? d_p : d_p.clone();
+          // d_p is a temporary already when weight decay or maximize made it; the gradient itself
+          // is copied.
+          buf = o.weight_decay() != 0 || o.maximize() ? d_p : d_p.clone();
         } else {
           buf.mul_(momentum).add_(d_p, 1 - o.dampening());
         }

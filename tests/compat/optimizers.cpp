@@ -1,7 +1,7 @@
 // Optimizers and the learning-rate scheduler step by step: per-step parameters for SGD (plain,
-// momentum, dampening, nesterov, weight decay), Adam (weight decay, amsgrad) and AdamW, parameter
-// groups with their own options, and StepLR's lr after every epoch (libtorch counts the first
-// step() as epoch 0).
+// momentum, dampening, nesterov, weight decay), Adam (weight decay, amsgrad), AdamW and Adagrad
+// (lr_decay, weight decay, initial accumulator, eps), parameter groups with their own options,
+// and StepLR's lr after every epoch (libtorch counts the first step() as epoch 0).
 // compat-compare: rtol=1e-5 atol=1e-7
 #include <torch/torch.h>
 
@@ -76,6 +76,20 @@ int main() {
     auto w = start();
     torch::optim::AdamW opt({w}, torch::optim::AdamWOptions(0.1).weight_decay(0.2));
     run("adamw", w, opt, 7);
+  }
+  {
+    auto w = start();
+    torch::optim::Adagrad opt({w}, torch::optim::AdagradOptions(0.1));
+    run("adagrad", w, opt, 7);
+  }
+  {
+    auto w = start();
+    torch::optim::Adagrad opt({w}, torch::optim::AdagradOptions(0.1)
+                                       .lr_decay(0.05)
+                                       .weight_decay(0.1)
+                                       .initial_accumulator_value(0.5)
+                                       .eps(1e-6));
+    run("adagrad_options", w, opt, 7);
   }
   {
     // Two groups: the second with its own lr and momentum.

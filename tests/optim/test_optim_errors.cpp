@@ -59,6 +59,48 @@ TEST(OptimErrors, BadAdamOptions) {
                                   "Invalid weight_decay value: -0.01");
 }
 
+// The optimizers added for PyTorch 1.13's list: its checks, its messages.
+TEST(OptimErrors, BadOptionsOfTheOtherOptimizers) {
+  using ember::ValueError;
+  expect_error<ValueError>([] { Adagrad({param()}, AdagradOptions(-0.1)); },
+                           "Invalid learning rate: -0.1");
+  expect_error<ValueError>([] { Adagrad({param()}, AdagradOptions().lr_decay(-1)); },
+                           "Invalid lr_decay value: -1");
+  expect_error<ValueError>(
+      [] { Adagrad({param()}, AdagradOptions().initial_accumulator_value(-0.5)); },
+      "Invalid initial_accumulator_value value: -0.5");
+  expect_error<ValueError>([] { Adagrad({param()}, AdagradOptions().eps(-1)); },
+                           "Invalid epsilon value: -1");
+  expect_error<ValueError>([] { Adagrad({param()}, AdagradOptions().weight_decay(-2)); },
+                           "Invalid weight_decay value: -2");
+  expect_error<ValueError>(
+      [] {
+        RAdam({param()}, RAdamOptions().betas({0.9, 1.0}));
+      },
+      "Invalid beta parameter at index 1: 1");
+  expect_error<ValueError>([] { NAdam({param()}, NAdamOptions().momentum_decay(-0.1)); },
+                           "Invalid momentum_decay value: -0.1");
+  expect_error<ValueError>([] { NAdam({param()}, NAdamOptions(-1)); }, "Invalid learning rate: -1");
+  expect_error<ValueError>(
+      [] {
+        Adamax({param()}, AdamaxOptions().betas({-0.1, 0.9}));
+      },
+      "Invalid beta parameter at index 0: -0.1");
+  expect_error<ValueError>([] { Adadelta({param()}, AdadeltaOptions().rho(1.5)); },
+                           "Invalid rho value: 1.5");
+  expect_error<ValueError>([] { Adadelta({param()}, AdadeltaOptions().eps(-1e-6)); },
+                           "Invalid epsilon value: -1e-06");
+  expect_error<ValueError>(
+      [] {
+        Rprop({param()}, RpropOptions().etas({1.5, 1.2}));
+      },
+      "Invalid eta values: 1.5, 1.2");
+  expect_error<ValueError>([] { Rprop({param()}, RpropOptions(-0.01)); },
+                           "Invalid learning rate: -0.01");
+  expect_error<ValueError>([] { ASGD({param()}, ASGDOptions().weight_decay(-0.1)); },
+                           "Invalid weight_decay value: -0.1");
+}
+
 TEST(OptimErrors, BadGroupOptionsAreCheckedToo) {
   std::vector<OptimizerParamGroup> groups;
   groups.emplace_back(std::vector<Tensor>{param()}, std::make_unique<AdamOptions>(-2.0));

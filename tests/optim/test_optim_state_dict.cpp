@@ -69,6 +69,30 @@ TEST(OptimStateDict, RoundTripResumesIdentically) {
   expect_resumes_identically<SGD>(SGDOptions(0.1).momentum(0.9).nesterov(true), "sgd");
   expect_resumes_identically<Adam>(AdamOptions(0.01).amsgrad(true).weight_decay(0.1), "adam");
   expect_resumes_identically<AdamW>(AdamWOptions(0.01).betas({0.8, 0.9}), "adamw");
+  expect_resumes_identically<SGD>(SGDOptions(0.1).momentum(0.5).maximize(true), "sgd_maximize");
+  expect_resumes_identically<Adagrad>(AdagradOptions(0.1).lr_decay(0.1).maximize(true), "adagrad");
+  expect_resumes_identically<RAdam>(RAdamOptions(0.01).weight_decay(0.1), "radam");
+  expect_resumes_identically<NAdam>(NAdamOptions(0.01).momentum_decay(0.1), "nadam");
+  expect_resumes_identically<Adamax>(AdamaxOptions(0.01).betas({0.8, 0.9}), "adamax");
+  expect_resumes_identically<Adadelta>(AdadeltaOptions(0.5).rho(0.8), "adadelta");
+  expect_resumes_identically<Rprop>(RpropOptions(0.01).etas({0.4, 1.3}), "rprop");
+  expect_resumes_identically<ASGD>(ASGDOptions(0.05).t0(1), "asgd");
+}
+
+// A dict written before the maximize option existed loads as a minimizing optimizer.
+TEST(OptimStateDict, DictWithoutMaximizeLoadsAsMinimizing) {
+  Params p = make_params();
+  SGD src({p.w, p.b}, SGDOptions(0.1).momentum(0.9));
+  set_grads(p, 0);
+  src.step();
+  auto sd = src.state_dict();
+  ASSERT_EQ(sd.erase("param_groups.0.maximize"), 1u);
+  Params q = make_params();
+  SGD opt({q.w, q.b}, SGDOptions(0.5).maximize(true));
+  opt.load_state_dict(sd);
+  const auto& o = static_cast<const SGDOptions&>(opt.param_groups()[0].options());
+  EXPECT_FALSE(o.maximize());
+  EXPECT_DOUBLE_EQ(o.lr(), 0.1);
 }
 
 TEST(OptimStateDict, LayoutFollowsPyTorch) {

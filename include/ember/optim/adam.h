@@ -1,7 +1,7 @@
 #pragma once
 // Adam (Kingma & Ba) with L2 weight decay added to the gradient and the AMSGrad variant, the
 // update of torch.optim.Adam:
-//   g += weight_decay * p
+//   g = -g (maximize); g += weight_decay * p
 //   m = beta1 * m + (1 - beta1) * g;   v = beta2 * v + (1 - beta2) * g * g
 //   vmax = max(vmax, v) (amsgrad)
 //   p -= lr / (1 - beta1^t) * m / (sqrt(v or vmax) / sqrt(1 - beta2^t) + eps)
@@ -20,6 +20,7 @@ class EMBER_API AdamOptions : public OptimizerOptions {
   EMBER_ARG(double, eps) = 1e-8;
   EMBER_ARG(double, weight_decay) = 0;
   EMBER_ARG(bool, amsgrad) = false;
+  EMBER_ARG(bool, maximize) = false;  // ascend: the gradient is negated first
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override;

@@ -14,6 +14,7 @@ class EMBER_API AdamWOptions : public OptimizerOptions {
   EMBER_ARG(double, eps) = 1e-8;
   EMBER_ARG(double, weight_decay) = 1e-2;
   EMBER_ARG(bool, amsgrad) = false;
+  EMBER_ARG(bool, maximize) = false;  // ascend: the gradient is negated first
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override;

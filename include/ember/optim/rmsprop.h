@@ -1,6 +1,6 @@
 #pragma once
 // RMSprop, the update of torch.optim.RMSprop (1.13):
-//   g = grad + weight_decay * p
+//   g = (maximize ? -grad : grad) + weight_decay * p
 //   square_avg = alpha * square_avg + (1 - alpha) * g^2
 //   centered: grad_avg = alpha * grad_avg + (1 - alpha) * g; avg = sqrt(square_avg - grad_avg^2)
 //   else:     avg = sqrt(square_avg)
@@ -20,6 +20,7 @@ class EMBER_API RMSpropOptions : public OptimizerOptions {
   EMBER_ARG(double, weight_decay) = 0;
   EMBER_ARG(double, momentum) = 0;
   EMBER_ARG(bool, centered) = false;
+  EMBER_ARG(bool, maximize) = false;  // ascend: the gradient is negated first
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override;

@@ -1,7 +1,7 @@
 #pragma once
 // Stochastic gradient descent with momentum, dampening, Nesterov momentum and weight decay,
 // the update of torch.optim.SGD:
-//   d = g + weight_decay * p
+//   g = -g (maximize); d = g + weight_decay * p
 //   buf = d (first step), else momentum * buf + (1 - dampening) * d
 //   d = nesterov ? d + momentum * buf : buf        (when momentum != 0)
 //   p -= lr * d
@@ -17,6 +17,7 @@ class EMBER_API SGDOptions : public OptimizerOptions {
   EMBER_ARG(double, dampening) = 0;
   EMBER_ARG(double, weight_decay) = 0;
   EMBER_ARG(bool, nesterov) = false;
+  EMBER_ARG(bool, maximize) = false;  // ascend: the gradient is negated first
 
  public:
   std::unique_ptr<OptimizerOptions> clone() const override;
