@@ -1,0 +1,394 @@
+// ember::load_pt: torch.save's zip format. The archive holds <prefix>/data.pkl (the object, as a
+// pickle whose tensors refer to storages by persistent id), <prefix>/data/<key> (each storage's
+// raw bytes), and <prefix>/byteorder ("little" or "big"; absent before PyTorch 2.0: little).
+// PyTorchHooks is the allowlist: the only globals, calls and persistent ids a file may use.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "core/tensor_factory.h"
+#include "ember/serialize_pt.h"
+#include "serialize/pickle_reader.h"
+#include "serialize/posix_file.h"
+#include "serialize/pt_format.h"
+#include "serialize/zip_archive.h"
+
+namespace ember {
+namespace {
+
+using pickle::Node;
+using pickle::NodePtr;
+using Kind = PtValue::Kind;
+
+bool is_global(const Node& n, const char* module, const char* name) {
+  return n.kind == Node::Kind::Global && n.module == module && n.name == name;
+}
+
+// Reverses the bytes of every element (a file written on a big-endian machine).
+void swap_bytes(void* data, size_t nbytes, size_t element) {
+  if (element == 1) return;
+  auto* b = static_cast<unsigned char*>(data);
+  for (size_t i = 0; i + element <= nbytes; i += element) std::reverse(b + i, b + i + element);
+}
+
+class PyTorchHooks final : public pickle::PickleHooks {
+ public:
+  PyTorchHooks(const zip::Reader& zip, std::string prefix, std::string file, bool big_endian,
+               const PtLoadOptions& options)
+      : zip_(zip),
+        prefix_(std::move(prefix)),
+        file_(std::move(file)),
+        big_endian_(big_endian),
+        options_(options) {}
+
+  NodePtr global(const std::string& module, const std::string& name) override {
+    ScalarType dtype;
+    const bool allowed =
+        (module == "collections" && name == "OrderedDict") ||
+        (module == "torch._utils" &&
+         (name == "_rebuild_tensor_v2" || name == "_rebuild_parameter" ||
+          name == "_rebuild_parameter_with_state")) ||
+        (module == "torch._tensor" && name == "_rebuild_from_type_v2") ||
+        (module == "torch" && (name == "Tensor" || name == "device" || name == "Size")) ||
+        (module == "torch.nn.parameter" && name == "Parameter") ||
+        (module == "torch" && pt_format::storage_dtype(name, dtype));
+    if (module == "torch" && pt_format::dtype_from_name(name, dtype)) {
+      PtValue v;
+      v.kind = Kind::Dtype;
+      v.dtype = dtype;
+      return pickle::make_value(std::move(v));
+    }
+    if (!allowed) {
+      fail("its pickle refers to the global " + module + "." + name +
+           ", which is not one a weights file needs (tensors, storages, OrderedDict, "
+           "torch.device, torch.Size, dtypes); refused without running anything");
+    }
+    auto n = std::make_shared<Node>();
+    n->kind = Node::Kind::Global;
+    n->module = module;
+    n->name = name;
+    return n;
+  }
+
+  // ('storage', torch.<X>Storage, key, location, numel)
+  NodePtr persistent_load(const Node& pid) override {
+    const bool shape_ok =
+        pid.kind == Node::Kind::Value && pid.value->kind == Kind::Tuple && pid.tuple.size() == 5;
+    if (!shape_ok)
+      fail("a persistent id is " + pid.describe() + ", not a 5-tuple ('storage', ...)");
+    const auto& t = pid.tuple;
+    ScalarType dtype;
+    if (!is_string(*t[0]) || t[0]->value->string != "storage") {
+      fail("a persistent id does not start with 'storage'");
+    }
+    if (t[1]->kind != Node::Kind::Global || t[1]->module != "torch" ||
+        !pt_format::storage_dtype(t[1]->name, dtype)) {
+      fail("a persistent id names " + t[1]->describe() + " as its storage type");
+    }
+    if (!is_string(*t[2]) || !is_string(*t[3]) || !is_int(*t[4])) {
+      fail("a persistent id is not ('storage', type, key: str, location: str, numel: int)");
+    }
+    const std::string& key = t[2]->value->string;
+    auto cached = storages_.find(key);
+    if (cached != storages_.end()) {
+      if (cached->second->storage.scalar_type() != dtype) {
+        fail("storage '" + key + "' is used with two dtypes");
+      }
+      return cached->second;
+    }
+    const std::string record = prefix_ + "/data/" + key;
+    const zip::Entry* entry = zip_.find(record);
+    if (entry == nullptr) fail("storage '" + key + "' has no record " + record + " in the archive");
+    const uint64_t element = element_size(dtype);
+    const int64_t numel = t[4]->value->integer;
+    if (numel < 0 || entry->size % element != 0 ||
+        entry->size / element != static_cast<uint64_t>(numel)) {
+      fail("storage '" + key + "' of " + std::to_string(numel) + " " +
+           pt_format::dtype_name(dtype) + " elements has a record of " +
+           std::to_string(entry->size) + " bytes");
+    }
+    // Read straight into the tensor's memory: no second copy of the data.
+    Tensor s = make_empty({numel}, dtype, Device(kCPU));
+    zip_.read(*entry, s.data_ptr());
+    if (big_endian_) swap_bytes(s.data_ptr(), entry->size, element);
+    if (dtype == kBool) {
+      // Any byte but 0 or 1 would be an invalid C++ bool: read it as true.
+      auto* b = static_cast<unsigned char*>(s.data_ptr());
+      for (uint64_t i = 0; i < entry->size; ++i) b[i] = b[i] != 0;
+    }
+    if (options_.device && !options_.device->is_cpu()) s = s.to(*options_.device);
+    auto n = std::make_shared<Node>();
+    n->kind = Node::Kind::Storage;
+    n->storage = std::move(s);
+    n->location = t[3]->value->string;
+    storages_.emplace(key, n);
+    return n;
+  }
+
+  NodePtr reduce(const Node& callable, const Node& args) override {
+    const auto& a = args.tuple;
+    if (is_global(callable, "collections", "OrderedDict")) {
+      if (!a.empty()) fail("OrderedDict is called with arguments; only OrderedDict() is allowed");
+      PtValue d;
+      d.kind = Kind::Dict;
+      d.ordered = true;
+      return pickle::make_value(std::move(d));
+    }
+    if (is_global(callable, "torch", "device")) return device(a);
+    if (is_global(callable, "torch", "Size")) {
+      if (a.size() != 1 || !is_tuple_of_ints(*a[0]))
+        fail("torch.Size is not given a tuple of ints");
+      return a[0];
+    }
+    if (is_global(callable, "torch._utils", "_rebuild_tensor_v2")) return rebuild_tensor(a);
+    if (is_global(callable, "torch._utils", "_rebuild_parameter") ||
+        is_global(callable, "torch._utils", "_rebuild_parameter_with_state")) {
+      const size_t want = callable.name == "_rebuild_parameter" ? 3 : 4;
+      if (a.size() != want || !is_tensor(*a[0]) || !is_bool(*a[1])) {
+        fail(callable.name + " is not given (tensor, requires_grad, hooks...)");
+      }
+      PtValue p = *a[0]->value;
+      p.is_parameter = true;
+      p.requires_grad = a[1]->value->boolean;
+      if (p.requires_grad && is_floating_point(p.tensor.scalar_type())) {
+        p.tensor.set_requires_grad(true);
+      }
+      return pickle::make_value(std::move(p));
+    }
+    if (is_global(callable, "torch._tensor", "_rebuild_from_type_v2")) {
+      // (func, type, args, state): func(*args) as an instance of type, with no Python state.
+      if (a.size() != 4 || a[0]->kind != Node::Kind::Global || a[2]->value == nullptr ||
+          a[2]->value->kind != Kind::Tuple) {
+        fail("_rebuild_from_type_v2 is not given (func, type, args, state)");
+      }
+      const bool parameter = is_global(*a[1], "torch.nn.parameter", "Parameter");
+      if (!parameter && !is_global(*a[1], "torch", "Tensor")) {
+        fail("_rebuild_from_type_v2 makes a " + a[1]->describe() + ", not a Tensor or Parameter");
+      }
+      const Node& state = *a[3];
+      const bool no_state = state.kind == Node::Kind::Value &&
+                            (state.value->kind == Kind::None ||
+                             (state.value->kind == Kind::Dict && state.value->entries.empty()));
+      if (!no_state) fail("_rebuild_from_type_v2 gives the tensor Python state; refused");
+      NodePtr t = reduce(*a[0], *a[2]);
+      if (parameter) {
+        PtValue p = *t->value;
+        p.is_parameter = true;
+        return pickle::make_value(std::move(p));
+      }
+      return t;
+    }
+    fail("its pickle calls " + callable.describe() + ", which is not allowed");
+  }
+
+  void build(Node& obj, const Node& state) override {
+    // model.state_dict() carries a _metadata attribute (module versions), set by BUILD on the
+    // OrderedDict; Ember's modules need none of it.
+    const bool ordered_dict = obj.kind == Node::Kind::Value && obj.value->kind == Kind::Dict &&
+                              obj.value->ordered && !obj.sealed;
+    const bool dict_state = state.kind == Node::Kind::Value && !state.opaque &&
+                            (state.value->kind == Kind::Dict || state.value->kind == Kind::None);
+    if (!ordered_dict || !dict_state) {
+      fail("its pickle sets the state of " + obj.describe() + " to " + state.describe() +
+           "; only an OrderedDict's attributes may be set");
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw ValueError("PyTorch file " + file_ + ": " + what);
+  }
+  static bool is_kind(const Node& n, Kind k) {
+    return n.kind == Node::Kind::Value && n.value->kind == k && !n.opaque;
+  }
+  static bool is_string(const Node& n) { return is_kind(n, Kind::String); }
+  static bool is_int(const Node& n) { return is_kind(n, Kind::Int); }
+  static bool is_bool(const Node& n) { return is_kind(n, Kind::Bool); }
+  static bool is_tensor(const Node& n) { return is_kind(n, Kind::Tensor); }
+  static bool is_tuple_of_ints(const Node& n) {
+    if (!is_kind(n, Kind::Tuple)) return false;
+    return std::all_of(n.value->items.begin(), n.value->items.end(),
+                       [](const PtValuePtr& v) { return v->kind == Kind::Int; });
+  }
+
+  NodePtr device(const std::vector<NodePtr>& a) {
+    const bool ok =
+        (a.size() == 1 || a.size() == 2) && is_string(*a[0]) && (a.size() == 1 || is_int(*a[1]));
+    if (!ok) fail("torch.device is not given (type[, index])");
+    PtValue d;
+    d.kind = Kind::Device;
+    d.string = a[0]->value->string;
+    if (a.size() == 2) d.string.append(":").append(std::to_string(a[1]->value->integer));
+    try {
+      Device check(d.string);  // refuses what is not a device
+      (void)check;
+    } catch (const Error&) {
+      fail("torch.device('" + d.string + "') is not a device Ember knows");
+    }
+    return pickle::make_value(std::move(d));
+  }
+
+  // (storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata])
+  NodePtr rebuild_tensor(const std::vector<NodePtr>& a) {
+    if ((a.size() != 6 && a.size() != 7) || a[0]->kind != Node::Kind::Storage || !is_int(*a[1]) ||
+        !is_tuple_of_ints(*a[2]) || !is_tuple_of_ints(*a[3]) || !is_bool(*a[4])) {
+      fail(
+          "_rebuild_tensor_v2 is not given (storage, offset, size, stride, requires_grad, "
+          "hooks)");
+    }
+    const Tensor& storage = a[0]->storage;
+    const auto& sizes_v = a[2]->value->items;
+    const auto& strides_v = a[3]->value->items;
+    const int64_t offset = a[1]->value->integer;
+    if (sizes_v.size() != strides_v.size() ||
+        sizes_v.size() > static_cast<size_t>(pt_format::kMaxTensorDims)) {
+      fail("a tensor has " + std::to_string(sizes_v.size()) + " sizes and " +
+           std::to_string(strides_v.size()) + " strides (at most " +
+           std::to_string(pt_format::kMaxTensorDims) + " dims)");
+    }
+    std::vector<int64_t> sizes, strides;
+    // The last element's index must lie in the storage (no overflow on the way).
+    int64_t last = offset;
+    bool empty = false, bad = offset < 0;
+    for (size_t i = 0; i < sizes_v.size(); ++i) {
+      const int64_t n = sizes_v[i]->integer, s = strides_v[i]->integer;
+      if (n < 0 || s < 0) bad = true;
+      if (n == 0) empty = true;
+      int64_t span = 0;
+      if (n > 0 &&
+          (__builtin_mul_overflow(n - 1, s, &span) || __builtin_add_overflow(last, span, &last))) {
+        bad = true;
+      }
+      sizes.push_back(n);
+      strides.push_back(s);
+    }
+    int64_t numel = 1;
+    for (int64_t n : sizes) {
+      if (__builtin_mul_overflow(numel, n, &numel)) bad = true;
+    }
+    const int64_t available = storage.numel();
+    if (bad || (empty ? offset > available : last >= available)) {
+      std::string shape;
+      for (size_t i = 0; i < sizes.size(); ++i) {
+        shape += (i ? ", " : "") + std::to_string(sizes[i]) + ":" + std::to_string(strides[i]);
+      }
+      fail("a tensor of sizes:strides [" + shape + "] at offset " + std::to_string(offset) +
+           " does not fit in its storage of " + std::to_string(available) + " elements");
+    }
+    PtValue t;
+    t.kind = Kind::Tensor;
+    t.tensor = make_view(storage, sizes, strides, offset);
+    t.location = a[0]->location;
+    t.requires_grad = a[4]->value->boolean;
+    if (t.requires_grad && is_floating_point(t.tensor.scalar_type())) {
+      t.tensor.set_requires_grad(true);
+    }
+    return pickle::make_value(std::move(t));
+  }
+
+  const zip::Reader& zip_;
+  std::string prefix_, file_;
+  bool big_endian_;
+  const PtLoadOptions& options_;
+  std::unordered_map<std::string, NodePtr> storages_;
+};
+
+[[noreturn]] void not_a_zip(const std::string& name, const unsigned char* head, uint64_t size) {
+  const bool legacy = size >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5;
+  if (legacy) {
+    throw ValueError("PyTorch file " + name +
+                     " is in PyTorch's legacy (pre-1.6, non-zip) format, which Ember does not "
+                     "read; load it with PyTorch and save it again with torch.save (the zip "
+                     "format is its default since 1.6)");
+  }
+  throw ValueError(name +
+                   " is not a PyTorch checkpoint (torch.save's zip format starts with "
+                   "\"PK\\x03\\x04\"); for a safetensors file use ember::load");
+}
+
+PtValue load_archive(uint64_t size, const zip::ReadAt& read, const std::string& name,
+                     const PtLoadOptions& options) {
+  unsigned char head[4] = {};
+  if (size >= 4) read(0, head, 4);
+  if (size < 4 || std::memcmp(head, "PK\x03\x04", 4) != 0) not_a_zip(name, head, size);
+  const zip::Reader zip(size, read, name);
+  if (zip.entries().empty()) throw ValueError("PyTorch file " + name + ": the archive is empty");
+  // Every record sits under one folder, the archive's name ("archive" or the file's stem).
+  const std::string& first = zip.entries().front().name;
+  const std::string prefix = first.substr(0, first.find('/'));
+  const zip::Entry* pkl = zip.find(prefix + "/data.pkl");
+  if (pkl == nullptr) {
+    throw ValueError("PyTorch file " + name + ": the archive has no " + prefix +
+                     "/data.pkl (a TorchScript archive from torch.jit.save, or not a torch.save "
+                     "file)");
+  }
+  bool big_endian = false;
+  if (const zip::Entry* order = zip.find(prefix + "/byteorder")) {
+    const std::string o = zip.read_string(*order, 16);
+    if (o != "little" && o != "big") {
+      throw ValueError("PyTorch file " + name + ": byteorder is \"" + o +
+                       "\", not \"little\" or \"big\"");
+    }
+    big_endian = o == "big";
+  }
+  const std::string bytes = zip.read_string(*pkl, pt_format::kMaxPickleBytes);
+  PyTorchHooks hooks(zip, prefix, name, big_endian, options);
+  NodePtr result = pickle::unpickle(bytes, hooks, "PyTorch file " + name + " (" + pkl->name + ")");
+  return *result->value;
+}
+
+}  // namespace
+
+PtValue load_pt_object(const std::string& path, const PtLoadOptions& options) {
+  const serialize_detail::InputFile file(path, "PyTorch file");
+  auto read = [&](uint64_t offset, void* dst, size_t n) { file.read(offset, dst, n); };
+  return load_archive(file.size(), read, path, options);
+}
+
+PtValue load_pt_object_bytes(const std::string& bytes, const std::string& name,
+                             const PtLoadOptions& options) {
+  auto read = [&](uint64_t offset, void* dst, size_t n) {
+    if (n) std::memcpy(dst, bytes.data() + offset, n);
+  };
+  return load_archive(bytes.size(), read, name, options);
+}
+
+NamedTensors load_pt(const std::string& path, const PtLoadOptions& options) {
+  const PtValue obj = load_pt_object(path, options);
+  if (obj.kind != Kind::Dict) {
+    throw ValueError("ember::load_pt('" + path + "'): the file holds a " + obj.type_name() +
+                     ", not a state dict (a dict of name -> tensor); use ember::load_pt_object");
+  }
+  NamedTensors out;
+  std::unordered_map<std::string, size_t> index;
+  for (const auto& [k, v] : obj.entries) {
+    if (k->kind != Kind::String || v->kind != Kind::Tensor) {
+      std::string keys;
+      for (const auto& [k2, v2] : obj.entries) {
+        if (keys.size() > 200) {
+          keys += ", ...";
+          break;
+        }
+        keys += (keys.empty() ? "'" : ", '") +
+                (k2->kind == Kind::String ? k2->string : std::string("<") + k2->type_name() + ">") +
+                "' (" + v2->type_name() + ")";
+      }
+      throw ValueError("ember::load_pt('" + path + "'): the file holds a " + obj.type_name() +
+                       " that is not a state dict of name -> tensor: " + keys +
+                       ". For a training checkpoint, take its state dict from "
+                       "ember::load_pt_object(path).get(\"<key>\")");
+    }
+    // A key given twice keeps its first place and its last value, as a Python dict does.
+    auto [it, inserted] = index.emplace(k->string, out.size());
+    if (inserted) {
+      out.emplace_back(k->string, v->tensor);
+    } else {
+      out[it->second].second = v->tensor;
+    }
+  }
+  return out;
+}
+
+}  // namespace ember
