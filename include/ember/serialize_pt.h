@@ -25,6 +25,14 @@
 
 namespace ember {
 
+// A file whose pickle Ember refuses (a global outside the allowlist, a bad opcode, a tensor that
+// does not fit its storage, ...): Python's pickle.UnpicklingError, as torch.load(weights_only=True)
+// raises. Damage to the zip archive itself throws ValueError (RuntimeError in Python, as PyTorch).
+class EMBER_API UnpicklingError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
+
 struct PtValue;
 using PtValuePtr = std::shared_ptr<const PtValue>;
 
@@ -41,6 +49,7 @@ struct EMBER_API PtValue {
   std::vector<PtValuePtr> items;                           // List, Tuple
   std::vector<std::pair<PtValuePtr, PtValuePtr>> entries;  // Dict, in insertion order
   bool ordered = false;                                    // Dict: a collections.OrderedDict
+  bool is_size = false;                                    // Tuple: a torch.Size
   // Tensor: the data (views of one storage share it), where it was saved ("cpu", "cuda:0"),
   // and whether it was a torch.nn.Parameter / required grad.
   Tensor tensor;

@@ -61,7 +61,7 @@ class Unpickler {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw ValueError(where_ + ": at byte " + std::to_string(op_at_) + ": " + what);
+    throw UnpicklingError(where_ + ": at byte " + std::to_string(op_at_) + ": " + what);
   }
 
   const unsigned char* take(uint64_t n) {

@@ -45,6 +45,26 @@ void Writer::global(const std::string& module, const std::string& name) {
   out_ += module + "\n" + name + "\n";
 }
 
+void Writer::memo_put(uint32_t index) {
+  if (index < 256) {
+    op('q');
+    out_.push_back(static_cast<char>(index));
+  } else {
+    op('r');
+    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((index >> (8 * i)) & 0xff));
+  }
+}
+
+void Writer::memo_get(uint32_t index) {
+  if (index < 256) {
+    op('h');
+    out_.push_back(static_cast<char>(index));
+  } else {
+    op('j');
+    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<char>((index >> (8 * i)) & 0xff));
+  }
+}
+
 std::string Writer::finish() {
   op('.');
   return std::move(out_);

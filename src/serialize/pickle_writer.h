@@ -25,6 +25,9 @@ class Writer {
   void appends_from_mark() { op('e'); }
   void reduce() { op('R'); }
   void persistent_id() { op('Q'); }
+  // The object on top of the stack into memo slot `index` / a memoized object pushed again.
+  void memo_put(uint32_t index);
+  void memo_get(uint32_t index);
   // STOP; returns the finished pickle.
   std::string finish();
 

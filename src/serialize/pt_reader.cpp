@@ -138,9 +138,12 @@ class PyTorchHooks final : public pickle::PickleHooks {
     }
     if (is_global(callable, "torch", "device")) return device(a);
     if (is_global(callable, "torch", "Size")) {
-      if (a.size() != 1 || !is_tuple_of_ints(*a[0]))
+      if (a.size() != 1 || !is_tuple_of_ints(*a[0])) {
         fail("torch.Size is not given a tuple of ints");
-      return a[0];
+      }
+      PtValue size = *a[0]->value;
+      size.is_size = true;
+      return pickle::make_value(std::move(size));
     }
     if (is_global(callable, "torch._utils", "_rebuild_tensor_v2")) return rebuild_tensor(a);
     if (is_global(callable, "torch._utils", "_rebuild_parameter") ||
@@ -198,7 +201,7 @@ class PyTorchHooks final : public pickle::PickleHooks {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw ValueError("PyTorch file " + file_ + ": " + what);
+    throw UnpicklingError("PyTorch file " + file_ + ": " + what);
   }
   static bool is_kind(const Node& n, Kind k) {
     return n.kind == Node::Kind::Value && n.value->kind == k && !n.opaque;

@@ -31,9 +31,28 @@ class CheckpointPickler {
   const std::vector<Storage>& storages() const { return storages_; }
 
  private:
+  // An object met again (one tensor under two names) is fetched from the pickle's memo, so that
+  // it loads as one object, as Python's pickle does.
   void value(const PtValue& v, int depth) {
     EMBER_CHECK(depth < kMaxDepth, ValueError, "ember::save_pt: the object is nested more than ",
                 kMaxDepth, " levels deep");
+    const bool shareable = v.kind == Kind::Tensor || v.kind == Kind::List ||
+                           v.kind == Kind::Tuple || v.kind == Kind::Dict;
+    if (shareable) {
+      auto it = memo_.find(&v);
+      if (it != memo_.end()) {
+        out_.memo_get(it->second);
+        return;
+      }
+    }
+    write(v, depth);
+    if (shareable) {
+      const auto index = static_cast<uint32_t>(memo_.size());
+      out_.memo_put(index);
+      memo_.emplace(&v, index);
+    }
+  }
+  void write(const PtValue& v, int depth) {
     switch (v.kind) {
       case Kind::None:
         out_.none();
@@ -73,9 +92,17 @@ class CheckpointPickler {
         }
         break;
       case Kind::Tuple:
+        if (v.is_size) {
+          out_.global("torch", "Size");
+          out_.mark();
+        }
         out_.mark();
         for (const PtValuePtr& x : v.items) item(x, depth);
         out_.tuple_from_mark();
+        if (v.is_size) {
+          out_.tuple_from_mark();
+          out_.reduce();
+        }
         break;
       case Kind::Dict:
         if (v.ordered) {
@@ -181,6 +208,7 @@ class CheckpointPickler {
   pickle::Writer out_;
   std::vector<Storage> storages_;
   std::map<std::pair<const StorageImpl*, ScalarType>, size_t> index_;
+  std::map<const PtValue*, uint32_t> memo_;
 };
 
 void write_archive(const PtValue& obj, const serialize_detail::WriteBytes& write) {
