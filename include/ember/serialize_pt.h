@@ -5,6 +5,7 @@
 //   auto state = ember::load_pt("resnet.pth");          // name -> tensor, in the file's order
 //   model->load_state_dict(state);                       // or ember::load_pt(*model, path)
 //   ember::PtValue ckpt = ember::load_pt_object("ckpt.pt");  // {"model": .., "epoch": ..}
+//   model->load_state_dict(ember::pt_as_state_dict(*ckpt.get("model")));
 //   ember::save_pt(model->named_parameters(), "out.pt"); // torch.load("out.pt") reads it
 //
 // Reading is safe for files from anywhere: the pickle inside is interpreted by a restricted
@@ -74,6 +75,10 @@ EMBER_API PtValue load_pt_object(const std::string& path, const PtLoadOptions& o
 // torch.save(model.state_dict(), path) writes. Otherwise throws ValueError saying what it holds
 // (for a training checkpoint, its keys, so that load_pt_object(path).get("model") is the way).
 EMBER_API NamedTensors load_pt(const std::string& path, const PtLoadOptions& options = {});
+// A dict of string -> tensor as a state dict (ValueError naming `what` and the dict's keys and
+// value types otherwise): ember::pt_as_state_dict(*ckpt.get("model")).
+EMBER_API NamedTensors pt_as_state_dict(const PtValue& dict,
+                                        const std::string& what = "the object");
 // The same from bytes in memory (io.BytesIO of torch.save); `name` names them in errors.
 EMBER_API PtValue load_pt_object_bytes(const std::string& bytes,
                                        const std::string& name = "<memory>",

@@ -358,11 +358,10 @@ PtValue load_pt_object_bytes(const std::string& bytes, const std::string& name,
   return load_archive(bytes.size(), read, name, options);
 }
 
-NamedTensors load_pt(const std::string& path, const PtLoadOptions& options) {
-  const PtValue obj = load_pt_object(path, options);
+NamedTensors pt_as_state_dict(const PtValue& obj, const std::string& what) {
   if (obj.kind != Kind::Dict) {
-    throw ValueError("ember::load_pt('" + path + "'): the file holds a " + obj.type_name() +
-                     ", not a state dict (a dict of name -> tensor); use ember::load_pt_object");
+    throw ValueError(what + " holds a " + obj.type_name() +
+                     ", not a state dict (a dict of name -> tensor)");
   }
   NamedTensors out;
   std::unordered_map<std::string, size_t> index;
@@ -378,10 +377,10 @@ NamedTensors load_pt(const std::string& path, const PtLoadOptions& options) {
                 (k2->kind == Kind::String ? k2->string : std::string("<") + k2->type_name() + ">") +
                 "' (" + v2->type_name() + ")";
       }
-      throw ValueError("ember::load_pt('" + path + "'): the file holds a " + obj.type_name() +
+      throw ValueError(what + " holds a " + obj.type_name() +
                        " that is not a state dict of name -> tensor: " + keys +
-                       ". For a training checkpoint, take its state dict from "
-                       "ember::load_pt_object(path).get(\"<key>\")");
+                       ". For a training checkpoint, take its state dict: "
+                       "ember::pt_as_state_dict(*ember::load_pt_object(path).get(\"<key>\"))");
     }
     // A key given twice keeps its first place and its last value, as a Python dict does.
     auto [it, inserted] = index.emplace(k->string, out.size());
@@ -392,6 +391,11 @@ NamedTensors load_pt(const std::string& path, const PtLoadOptions& options) {
     }
   }
   return out;
+}
+
+NamedTensors load_pt(const std::string& path, const PtLoadOptions& options) {
+  return pt_as_state_dict(load_pt_object(path, options),
+                          "ember::load_pt('" + path + "'): the file");
 }
 
 }  // namespace ember

@@ -190,6 +190,9 @@ print('saved')
       ember::testing::error_of<ember::ValueError>([&] { ember::load_pt(dir / "ckpt.pt"); });
   EXPECT_NE(err.find("'model' (OrderedDict)"), std::string::npos) << err;
   EXPECT_NE(err.find("load_pt_object"), std::string::npos) << err;
+  const ember::NamedTensors model_sd = ember::pt_as_state_dict(*model);
+  ASSERT_EQ(model_sd.size(), 2u);
+  EXPECT_EQ(model_sd[1].first, "bias");
 }
 
 TEST(PtPyTorchParity, TensorsSavedFromCudaLoadOnTheCpu) {
