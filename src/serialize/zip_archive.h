@@ -12,7 +12,8 @@
 
 namespace ember::zip {
 
-// Reads exactly n bytes at `offset` of the archive into dst (the caller checks the range).
+// Reads exactly n bytes at `offset` of the archive into dst (the caller checks the range). May be
+// called from several threads at once (Reader::read reads large entries in parallel chunks).
 using ReadAt = std::function<void(uint64_t offset, void* dst, size_t n)>;
 // Appends n bytes to the archive being written.
 using Write = std::function<void(const void* data, size_t n)>;
