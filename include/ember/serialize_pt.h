@@ -13,8 +13,8 @@
 // storages, dicts, OrderedDicts, lists, tuples, numbers, strings, None, torch.device, dtypes:
 // the allowlist of PyTorch's torch.load(weights_only=True)) and refuses any other global with an
 // ember::Error naming it; nothing in the file is ever executed. Sizes, counts and nesting depth
-// are bounded, and every offset is checked against the file. Files in PyTorch's legacy (pre-1.6,
-// non-zip) format are refused with an error that says so.
+// are bounded, and every offset is checked against the file. PyTorch's legacy (pre-1.6, non-zip)
+// format is read too (pickle protocol 2, as torch.save wrote it), to the CPU.
 #include <memory>
 #include <optional>
 #include <string>

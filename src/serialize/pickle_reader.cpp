@@ -41,7 +41,10 @@ class Unpickler {
         where_(where),
         limits_(limits) {}
 
-  NodePtr run() {
+  NodePtr run(size_t start, size_t* end) {
+    if (start > size_) fail("no pickle starts past the end of the data");
+    pos_ = start;
+    op_at_ = start;
     while (true) {
       op_at_ = pos_;
       const unsigned char op = take(1)[0];
@@ -56,6 +59,7 @@ class Unpickler {
     if (result->kind != Node::Kind::Value || result->opaque) {
       fail("the pickle's result is " + result->describe() + ", not data");
     }
+    if (end != nullptr) *end = pos_;
     return result;
   }
 
@@ -428,7 +432,12 @@ class Unpickler {
 
 NodePtr unpickle(const std::string& bytes, PickleHooks& hooks, const std::string& where,
                  const Limits& limits) {
-  return Unpickler(bytes, hooks, where, limits).run();
+  return Unpickler(bytes, hooks, where, limits).run(0, nullptr);
+}
+
+NodePtr unpickle_at(const std::string& bytes, size_t& pos, PickleHooks& hooks,
+                    const std::string& where, const Limits& limits) {
+  return Unpickler(bytes, hooks, where, limits).run(pos, &pos);
 }
 
 }  // namespace ember::pickle

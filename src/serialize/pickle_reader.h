@@ -62,5 +62,9 @@ struct Limits {
 // Throws ember::ValueError naming `where`, the opcode's byte offset and the problem.
 NodePtr unpickle(const std::string& bytes, PickleHooks& hooks, const std::string& where,
                  const Limits& limits = {});
+// The pickle that starts at byte `pos` of `bytes` (one of several in a row, as PyTorch's legacy
+// format writes them); `pos` is left just past its STOP.
+NodePtr unpickle_at(const std::string& bytes, size_t& pos, PickleHooks& hooks,
+                    const std::string& where, const Limits& limits = {});
 
 }  // namespace ember::pickle

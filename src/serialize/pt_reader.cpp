@@ -4,6 +4,7 @@
 // PyTorchHooks is the allowlist: the only globals, calls and persistent ids a file may use.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -33,15 +34,29 @@ void swap_bytes(void* data, size_t nbytes, size_t element) {
   for (size_t i = 0; i + element <= nbytes; i += element) std::reverse(b + i, b + i + element);
 }
 
+// Any byte but 0 or 1 would be an invalid C++ bool: read it as true.
+void normalise_bools(Tensor& s) {
+  if (s.scalar_type() != kBool) return;
+  auto* b = static_cast<unsigned char*>(s.data_ptr());
+  for (size_t i = 0; i < s.nbytes(); ++i) b[i] = b[i] != 0;
+}
+
+// The storage `key` of `numel` elements of `dtype`, as a 1-D tensor: from the zip archive's
+// record, or (legacy format) allocated now and filled once the data section is reached.
+// Throws UnpicklingError (via `fail`) when there is none or its size differs.
+using StorageSource =
+    std::function<Tensor(const std::string& key, ScalarType dtype, int64_t numel)>;
+
 class PyTorchHooks final : public pickle::PickleHooks {
  public:
-  PyTorchHooks(const zip::Reader& zip, std::string prefix, std::string file, bool big_endian,
-               const PtLoadOptions& options)
-      : zip_(zip),
-        prefix_(std::move(prefix)),
-        file_(std::move(file)),
-        big_endian_(big_endian),
-        options_(options) {}
+  // `pid_items`: 5 in the zip format ('storage', type, key, location, numel); 6 in the legacy
+  // format, whose last item (a view of a storage, from before PyTorch 0.4) must be None.
+  PyTorchHooks(StorageSource storages, size_t pid_items, std::string file)
+      : source_(std::move(storages)), pid_items_(pid_items), file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw UnpicklingError("PyTorch file " + file_ + ": " + what);
+  }
 
   NodePtr global(const std::string& module, const std::string& name) override {
     ScalarType dtype;
@@ -72,12 +87,14 @@ class PyTorchHooks final : public pickle::PickleHooks {
     return n;
   }
 
-  // ('storage', torch.<X>Storage, key, location, numel)
+  // ('storage', torch.<X>Storage, key, location, numel[, None])
   NodePtr persistent_load(const Node& pid) override {
-    const bool shape_ok =
-        pid.kind == Node::Kind::Value && pid.value->kind == Kind::Tuple && pid.tuple.size() == 5;
-    if (!shape_ok)
-      fail("a persistent id is " + pid.describe() + ", not a 5-tuple ('storage', ...)");
+    const bool shape_ok = pid.kind == Node::Kind::Value && pid.value->kind == Kind::Tuple &&
+                          pid.tuple.size() == pid_items_;
+    if (!shape_ok) {
+      fail("a persistent id is " + pid.describe() + ", not a " + std::to_string(pid_items_) +
+           "-tuple ('storage', ...)");
+    }
     const auto& t = pid.tuple;
     ScalarType dtype;
     if (!is_string(*t[0]) || t[0]->value->string != "storage") {
@@ -98,27 +115,12 @@ class PyTorchHooks final : public pickle::PickleHooks {
       }
       return cached->second;
     }
-    const std::string record = prefix_ + "/data/" + key;
-    const zip::Entry* entry = zip_.find(record);
-    if (entry == nullptr) fail("storage '" + key + "' has no record " + record + " in the archive");
-    const uint64_t element = element_size(dtype);
+    if (pid_items_ == 6 && !is_kind(*t[5], Kind::None)) {
+      fail("storage '" + key + "' is a view of another storage (PyTorch before 0.4); refused");
+    }
     const int64_t numel = t[4]->value->integer;
-    if (numel < 0 || entry->size % element != 0 ||
-        entry->size / element != static_cast<uint64_t>(numel)) {
-      fail("storage '" + key + "' of " + std::to_string(numel) + " " +
-           pt_format::dtype_name(dtype) + " elements has a record of " +
-           std::to_string(entry->size) + " bytes");
-    }
-    // Read straight into the tensor's memory: no second copy of the data.
-    Tensor s = make_empty({numel}, dtype, Device(kCPU));
-    zip_.read(*entry, s.data_ptr());
-    if (big_endian_) swap_bytes(s.data_ptr(), entry->size, element);
-    if (dtype == kBool) {
-      // Any byte but 0 or 1 would be an invalid C++ bool: read it as true.
-      auto* b = static_cast<unsigned char*>(s.data_ptr());
-      for (uint64_t i = 0; i < entry->size; ++i) b[i] = b[i] != 0;
-    }
-    if (options_.device && !options_.device->is_cpu()) s = s.to(*options_.device);
+    if (numel < 0) fail("storage '" + key + "' has " + std::to_string(numel) + " elements");
+    Tensor s = source_(key, dtype, numel);
     auto n = std::make_shared<Node>();
     n->kind = Node::Kind::Storage;
     n->storage = std::move(s);
@@ -200,9 +202,6 @@ class PyTorchHooks final : public pickle::PickleHooks {
   }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw UnpicklingError("PyTorch file " + file_ + ": " + what);
-  }
   static bool is_kind(const Node& n, Kind k) {
     return n.kind == Node::Kind::Value && n.value->kind == k && !n.opaque;
   }
@@ -291,31 +290,121 @@ class PyTorchHooks final : public pickle::PickleHooks {
     return pickle::make_value(std::move(t));
   }
 
-  const zip::Reader& zip_;
-  std::string prefix_, file_;
-  bool big_endian_;
-  const PtLoadOptions& options_;
+  StorageSource source_;
+  size_t pid_items_;
+  std::string file_;
   std::unordered_map<std::string, NodePtr> storages_;
 };
 
-[[noreturn]] void not_a_zip(const std::string& name, const unsigned char* head, uint64_t size) {
-  const bool legacy = size >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5;
-  if (legacy) {
+// PyTorch's legacy format (torch.save before 1.6, or _use_new_zipfile_serialization=False):
+// five pickles in a row (a magic number, the format version 1001, a dict of system information,
+// the object, the sorted list of storage keys), then for each key in that order its element
+// count (int64) and its bytes. Storages are allocated when the object refers to them (at most
+// as many bytes as the file has, all together) and filled from the data section.
+PtValue load_legacy(uint64_t size, const zip::ReadAt& read, const std::string& name,
+                    const PtLoadOptions& options) {
+  auto fail = [&](const std::string& what) -> void {
+    throw UnpicklingError("PyTorch file " + name + " (legacy format): " + what);
+  };
+  if (options.device && !options.device->is_cpu()) {
     throw ValueError("PyTorch file " + name +
-                     " is in PyTorch's legacy (pre-1.6, non-zip) format, which Ember does not "
-                     "read; load it with PyTorch and save it again with torch.save (the zip "
-                     "format is its default since 1.6)");
+                     " is in the legacy (pre-1.6) format, whose tensors load to the CPU only; "
+                     "move them to " +
+                     options.device->str() + " afterwards");
   }
+  // The pickles come first; the data section after them is read straight into the storages.
+  std::string head(std::min<uint64_t>(size, pt_format::kMaxPickleBytes), '\0');
+  if (!head.empty()) read(0, head.data(), head.size());
+  // pickle.dumps(0x1950a86a20f9469cfc6c, protocol=2)
+  static const std::string kMagic("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19.", 15);
+  if (head.compare(0, kMagic.size(), kMagic) != 0) {
+    fail(
+        "it does not start with the magic number of torch.save's legacy format in pickle "
+        "protocol 2 (the only protocol Ember reads in this format)");
+  }
+  size_t pos = kMagic.size();
+  const std::string where = "PyTorch file " + name + " (legacy format)";
+  PyTorchHooks plain(
+      [&](const std::string& key, ScalarType, int64_t) -> Tensor {
+        throw UnpicklingError(where + ": storage '" + key + "' outside the object");
+      },
+      6, name);
+  NodePtr version = pickle::unpickle_at(head, pos, plain, where);
+  if (version->value->kind != Kind::Int || version->value->integer != 1001) {
+    fail("its format version is not 1001");
+  }
+  NodePtr info = pickle::unpickle_at(head, pos, plain, where);
+  bool big_endian = false;
+  if (info->value->kind == Kind::Dict) {
+    const PtValuePtr little = info->value->get("little_endian");
+    big_endian = little && little->kind == Kind::Bool && !little->boolean;
+  }
+  std::unordered_map<std::string, Tensor> pending;
+  uint64_t claimed = 0;
+  auto allocate = [&](const std::string& key, ScalarType dtype, int64_t numel) {
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(numel), element_size(dtype), &bytes) ||
+        __builtin_add_overflow(claimed, bytes, &claimed) || claimed > size) {
+      fail("its storages claim more bytes than the file's " + std::to_string(size));
+    }
+    Tensor s = make_empty({numel}, dtype, Device(kCPU));
+    pending.emplace(key, s);
+    return s;
+  };
+  PyTorchHooks hooks(allocate, 6, name);
+  NodePtr result = pickle::unpickle_at(head, pos, hooks, where);
+  NodePtr keys = pickle::unpickle_at(head, pos, plain, where);
+  if (keys->value->kind != Kind::List) fail("the list of storage keys is missing");
+  uint64_t offset = pos;
+  for (const PtValuePtr& k : keys->value->items) {
+    if (k->kind != Kind::String) fail("a storage key is not a string");
+    auto it = pending.find(k->string);
+    if (it == pending.end()) fail("storage '" + k->string + "' is not used by the object");
+    Tensor& s = it->second;
+    unsigned char count[8];
+    if (size - offset < 8) fail("the data of storage '" + k->string + "' is past the file's end");
+    read(offset, count, 8);
+    uint64_t numel = 0;
+    for (int i = 7; i >= 0; --i) numel = (numel << 8) | count[i];
+    if (big_endian) {
+      uint64_t swapped = 0;
+      for (int i = 0; i < 8; ++i) swapped = (swapped << 8) | count[i];
+      numel = swapped;
+    }
+    if (numel != static_cast<uint64_t>(s.numel())) {
+      fail("storage '" + k->string + "' has " + std::to_string(numel) +
+           " elements in the data section but " + std::to_string(s.numel()) + " in the object");
+    }
+    offset += 8;
+    if (size - offset < s.nbytes()) {
+      fail("the data of storage '" + k->string + "' runs past the file's end (truncated file?)");
+    }
+    if (s.nbytes() > 0) read(offset, s.data_ptr(), s.nbytes());
+    if (big_endian) swap_bytes(s.data_ptr(), s.nbytes(), s.element_size());
+    normalise_bools(s);
+    offset += s.nbytes();
+    pending.erase(it);
+  }
+  if (!pending.empty()) fail("storage '" + pending.begin()->first + "' has no data");
+  return *result->value;
+}
+
+[[noreturn]] void not_a_checkpoint(const std::string& name) {
   throw ValueError(name +
                    " is not a PyTorch checkpoint (torch.save's zip format starts with "
-                   "\"PK\\x03\\x04\"); for a safetensors file use ember::load");
+                   "\"PK\\x03\\x04\", its legacy format with a pickle); for a "
+                   "safetensors file use ember::load");
 }
 
 PtValue load_archive(uint64_t size, const zip::ReadAt& read, const std::string& name,
                      const PtLoadOptions& options) {
   unsigned char head[4] = {};
   if (size >= 4) read(0, head, 4);
-  if (size < 4 || std::memcmp(head, "PK\x03\x04", 4) != 0) not_a_zip(name, head, size);
+  if (size < 4 || std::memcmp(head, "PK\x03\x04", 4) != 0) {
+    const bool legacy = size >= 2 && head[0] == 0x80 && head[1] >= 2 && head[1] <= 5;
+    if (legacy) return load_legacy(size, read, name, options);
+    not_a_checkpoint(name);
+  }
   const zip::Reader zip(size, read, name);
   if (zip.entries().empty()) throw ValueError("PyTorch file " + name + ": the archive is empty");
   // Every record sits under one folder, the archive's name ("archive" or the file's stem).
@@ -337,7 +426,27 @@ PtValue load_archive(uint64_t size, const zip::ReadAt& read, const std::string& 
     big_endian = o == "big";
   }
   const std::string bytes = zip.read_string(*pkl, pt_format::kMaxPickleBytes);
-  PyTorchHooks hooks(zip, prefix, name, big_endian, options);
+  PyTorchHooks* hooks_ptr = nullptr;
+  auto from_zip = [&](const std::string& key, ScalarType dtype, int64_t numel) {
+    const std::string record = prefix + "/data/" + key;
+    const zip::Entry* entry = zip.find(record);
+    if (entry == nullptr) hooks_ptr->fail("storage '" + key + "' has no record " + record);
+    const uint64_t element = element_size(dtype);
+    if (entry->size % element != 0 || entry->size / element != static_cast<uint64_t>(numel)) {
+      hooks_ptr->fail("storage '" + key + "' of " + std::to_string(numel) + " " +
+                      pt_format::dtype_name(dtype) + " elements has a record of " +
+                      std::to_string(entry->size) + " bytes");
+    }
+    // Read straight into the tensor's memory: no second copy of the data.
+    Tensor s = make_empty({numel}, dtype, Device(kCPU));
+    zip.read(*entry, s.data_ptr());
+    if (big_endian) swap_bytes(s.data_ptr(), entry->size, element);
+    normalise_bools(s);
+    if (options.device && !options.device->is_cpu()) s = s.to(*options.device);
+    return s;
+  };
+  PyTorchHooks hooks(from_zip, 5, name);
+  hooks_ptr = &hooks;
   NodePtr result = pickle::unpickle(bytes, hooks, "PyTorch file " + name + " (" + pkl->name + ")");
   return *result->value;
 }

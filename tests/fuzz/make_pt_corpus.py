@@ -91,7 +91,10 @@ def seeds():
     yield 'dotdot_entry', archive(pickle.dumps({}, protocol=2), [('archive/../evil', b'x')])
     yield 'deflated', archive(pickle.dumps({}, protocol=2), [('archive/data/0', b'\0' * 4096)],
                               zipfile.ZIP_DEFLATED)
-    yield 'legacy_format', saved({'w': torch.ones(2)}, _use_new_zipfile_serialization=False)
+    legacy = saved({'w': base, 'v': base.t(), 'b': torch.ones(3, dtype=torch.bool)},
+                   _use_new_zipfile_serialization=False)
+    yield 'valid_legacy_format', legacy
+    yield 'legacy_truncated', legacy[:-5]
     good = saved({'w': torch.ones(2)})
     yield 'truncated', good[:len(good) // 2]
 

@@ -163,5 +163,19 @@ def test_hostile_files_raise_and_run_nothing(tmp_path):
     with pytest.raises(RuntimeError, match="cut.pt"):
         ember.load(tmp_path / "cut.pt")
     torch.save({"w": torch.ones(3)}, tmp_path / "old.pt", _use_new_zipfile_serialization=False)
-    with pytest.raises(RuntimeError, match="legacy"):
-        ember.load(tmp_path / "old.pt")
+    (tmp_path / "old_cut.pt").write_bytes((tmp_path / "old.pt").read_bytes()[:-4])
+    with pytest.raises(pickle.UnpicklingError, match="old_cut.pt.*past the file's end"):
+        ember.load(tmp_path / "old_cut.pt")
+
+
+def test_legacy_format_loads(tmp_path):
+    base = torch.arange(12.0).reshape(3, 4)
+    sd = {"base": base, "t": base.t(), "mask": torch.tensor([True, False]),
+          "h": torch.ones(2, dtype=torch.bfloat16), "epoch": 2}
+    torch.save(sd, tmp_path / "old.pt", _use_new_zipfile_serialization=False)
+    back = ember.load(tmp_path / "old.pt")
+    assert back["epoch"] == 2 and back["t"].stride() == (1, 4)
+    for k in ("base", "t", "mask", "h"):
+        assert values(back[k]) == values(sd[k]), k
+    back["base"].fill_(0.0)
+    assert back["t"].tolist()[0] == [0.0, 0.0, 0.0]

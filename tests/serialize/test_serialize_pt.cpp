@@ -125,6 +125,36 @@ print('saved', len(sd))
   EXPECT_EQ(by_name["row"].sum().item<double>(), 6.0);
 }
 
+TEST(PtPyTorchParity, LegacyFormatLoads) {
+  TempDir dir;
+  std::string out;
+  if (!run_torch(dir, R"PY(
+sd = collections.OrderedDict()
+for k, dt in enumerate(DTYPES):
+    sd['t%d' % k] = pattern(6, dt).reshape(2, 3)
+base = pattern(12, torch.float32).reshape(3, 4)
+sd['base'] = base
+sd['col'] = base[:, 1]
+torch.save({'sd': sd, 'step': 9}, D + '/old.pt', _use_new_zipfile_serialization=False)
+for name, t in sd.items():
+    open(D + '/' + name + '.raw', 'wb').write(raw(t))
+print('saved')
+)PY",
+                 &out)) {
+    GTEST_SKIP() << "no python3 with torch";
+  }
+  const PtValue obj = ember::load_pt_object(dir / "old.pt");
+  EXPECT_EQ(obj.get("step")->integer, 9);
+  const ember::NamedTensors sd = ember::pt_as_state_dict(*obj.get("sd"));
+  ASSERT_EQ(sd.size(), 12u);
+  for (const auto& [name, t] : sd) {
+    EXPECT_EQ(bytes_of(t), read_file(dir / (name + ".raw"))) << name;
+  }
+  EXPECT_EQ(sd[9].second.scalar_type(), ember::kBool);
+  EXPECT_EQ(storage_of(sd[10].second), storage_of(sd[11].second));
+  EXPECT_EQ(sd[11].second.strides().vec(), (std::vector<int64_t>{4}));
+}
+
 TEST(PtPyTorchParity, NestedCheckpointKeepsItsStructure) {
   TempDir dir;
   std::string out;

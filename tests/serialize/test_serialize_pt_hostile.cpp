@@ -49,7 +49,8 @@ const Case kCases[] = {
     {"newobj.pt", "NEWOBJ"},
     {"bytes_object.pt", "bytes object"},
     {"no_data_pkl.pt", "has no archive/data.pkl"},
-    {"legacy_format.pt", "legacy (pre-1.6, non-zip) format"},
+    {"legacy_truncated.pt", "runs past the file's end"},
+    {"legacy_bad_magic.pt", "magic number"},
     {"unknown_storage_type.pt", "global torch.ComplexFloatStorage"},
     {"huge_long.pt", "does not fit in 64 bits"},
     {"undefined_memo.pt", "memo entry 7 is not defined"},
@@ -116,8 +117,10 @@ archive('deflated_bomb.pt', pickle.dumps({}, protocol=2), [('archive/data/0', b'
         zipfile.ZIP_DEFLATED)
 with zipfile.ZipFile(os.path.join(D, 'no_data_pkl.pt'), 'w') as z:
     z.writestr('archive/version', '3\n')
-torch.save({'w': torch.ones(2)}, os.path.join(D, 'legacy_format.pt'),
-           _use_new_zipfile_serialization=False)
+buf = io.BytesIO()
+torch.save({'w': torch.ones(2)}, buf, _use_new_zipfile_serialization=False)
+open(os.path.join(D, 'legacy_truncated.pt'), 'wb').write(buf.getvalue()[:-4])
+open(os.path.join(D, 'legacy_bad_magic.pt'), 'wb').write(b'\x80\x02K\x01.' + buf.getvalue()[15:])
 print('made')
 )PY");
   const std::string cmd = ember::testing::torch_python() + " '" + (dir / "make.py") + "' '" +
