@@ -13,6 +13,7 @@
 #include "ember/ops.h"
 #include "ember/serialize_pt.h"
 #include "serialize/zip_archive.h"
+#include "support/cuda_skip.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
@@ -388,4 +389,29 @@ print('ok')
                  &out)) {
     GTEST_SKIP() << "no python3";
   }
+}
+
+// CUDA tensors: saved with their device as location (as torch.save does), their storages copied
+// to the host one at a time; loaded to a requested CUDA device with views still sharing one
+// storage there.
+TEST(PtCuda, SaveFromAndLoadToACudaDevice) {
+  EMBER_SKIP_WITHOUT_CUDA();
+  const ember::Device cuda("cuda:0");
+  const Tensor base = ember::arange(12, ember::kFloat).reshape({3, 4}).to(cuda);
+  const auto obj = ember::pt_dict(
+      {{"base", ember::pt_tensor(base)}, {"col", ember::pt_tensor(base.select(1, 2))}});
+  const std::string bytes = ember::save_pt_bytes(*obj);
+  const PtValue on_cpu = ember::load_pt_object_bytes(bytes);
+  EXPECT_EQ(on_cpu.get("base")->location, "cuda:0");
+  EXPECT_TRUE(on_cpu.get("base")->tensor.is_cpu());
+  EXPECT_EQ(bytes_of(on_cpu.get("col")->tensor), bytes_of(base.select(1, 2)));
+  ember::PtLoadOptions to_cuda;
+  to_cuda.device = cuda;
+  const PtValue back = ember::load_pt_object_bytes(bytes, "mem", to_cuda);
+  const Tensor& b = back.get("base")->tensor;
+  const Tensor& c = back.get("col")->tensor;
+  EXPECT_TRUE(b.is_cuda() && c.is_cuda());
+  EXPECT_EQ(storage_of(b), storage_of(c));
+  EXPECT_EQ(c.storage_offset(), 2);
+  EXPECT_EQ(bytes_of(c), bytes_of(base.select(1, 2)));
 }
