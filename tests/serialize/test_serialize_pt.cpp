@@ -11,7 +11,9 @@
 
 #include "ember/nn.h"
 #include "ember/ops.h"
+#include "ember/optim.h"
 #include "ember/serialize_pt.h"
+#include "ember/serialize_pt_optimizer.h"
 #include "serialize/zip_archive.h"
 #include "support/cuda_skip.h"
 #include "support/temp_dir.h"
@@ -414,4 +416,51 @@ TEST(PtCuda, SaveFromAndLoadToACudaDevice) {
   EXPECT_EQ(storage_of(b), storage_of(c));
   EXPECT_EQ(c.storage_offset(), 2);
   EXPECT_EQ(bytes_of(c), bytes_of(base.select(1, 2)));
+}
+
+// Training started in PyTorch (two Adam steps) resumes in Ember from the torch.save checkpoint
+// with the same third step as PyTorch's.
+TEST(PtOptimizer, AdamResumesWithPyTorchsNextStep) {
+  TempDir dir;
+  std::string out;
+  if (!run_torch(dir, R"PY(
+torch.manual_seed(2)
+m = torch.nn.Linear(4, 3)
+opt = torch.optim.Adam(m.parameters(), lr=0.05, betas=(0.8, 0.95), weight_decay=0.01)
+x = torch.randn(5, 4)
+for _ in range(2):
+    opt.zero_grad(); (m(x) ** 2).mean().backward(); opt.step()
+torch.save({'model': m.state_dict(), 'optimizer': opt.state_dict(), 'x': x}, D + '/ckpt.pt')
+opt.zero_grad(); (m(x) ** 2).mean().backward(); opt.step()
+torch.save(m.state_dict(), D + '/after.pt')
+print('saved')
+)PY",
+                 &out)) {
+    GTEST_SKIP() << "no python3 with torch";
+  }
+  const PtValue ckpt = ember::load_pt_object(dir / "ckpt.pt");
+  ember::nn::Linear m(4, 3);
+  m->load_state_dict(ember::pt_as_state_dict(*ckpt.get("model")));
+  ember::optim::Adam opt(m->parameters(), ember::optim::AdamOptions(1.0));
+  ember::load_pt_optimizer_state(opt, *ckpt.get("optimizer"));
+  const auto& o = static_cast<const ember::optim::AdamOptions&>(opt.param_groups()[0].options());
+  EXPECT_EQ(o.lr(), 0.05);
+  EXPECT_EQ(std::get<1>(o.betas()), 0.95);
+  const Tensor x = ckpt.get("x")->tensor;
+  opt.zero_grad();
+  m->forward(x).pow(2).mean().backward();
+  opt.step();
+  const ember::NamedTensors after = ember::load_pt(dir / "after.pt");
+  EXPECT_TRUE(ember::allclose(m->weight, after[0].second, 1e-5, 1e-6));
+  EXPECT_TRUE(ember::allclose(m->bias, after[1].second, 1e-5, 1e-6));
+  // An option Ember's Adam does not have, switched on, is named.
+  PtValue changed = *ckpt.get("optimizer");
+  PtValue group = *changed.get("param_groups")->items[0];
+  for (auto& [k, v] : group.entries) {
+    if (k->string == "maximize") v = ember::pt_bool(true);
+  }
+  changed.entries[1].second = ember::pt_list({std::make_shared<const PtValue>(group)});
+  const std::string err = ember::testing::error_of<ember::ValueError>(
+      [&] { ember::load_pt_optimizer_state(opt, changed); });
+  EXPECT_NE(err.find("param_groups.0.maximize is on"), std::string::npos) << err;
 }
