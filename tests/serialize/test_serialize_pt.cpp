@@ -464,3 +464,77 @@ print('saved')
       [&] { ember::load_pt_optimizer_state(opt, changed); });
   EXPECT_NE(err.find("param_groups.0.maximize is on"), std::string::npos) << err;
 }
+
+// State dicts of the module catalogue written by torch.save load strictly into the same Ember
+// modules (PyTorch's parameter and buffer names), with identical bytes.
+TEST(PtModule, StateDictsOfTheCatalogueLoadStrictly) {
+  TempDir dir;
+  std::string out;
+  if (!run_torch(dir, R"PY(
+nn = torch.nn
+torch.manual_seed(3)
+mods = {
+    'linear': nn.Linear(3, 2), 'bilinear': nn.Bilinear(2, 3, 4),
+    'conv1d': nn.Conv1d(2, 3, 3), 'conv2d': nn.Conv2d(2, 3, 3),
+    'convt1d': nn.ConvTranspose1d(2, 3, 3), 'convt2d': nn.ConvTranspose2d(2, 3, 3),
+    'bn1d': nn.BatchNorm1d(4), 'bn2d': nn.BatchNorm2d(4), 'bn3d': nn.BatchNorm3d(4),
+    'layernorm': nn.LayerNorm(4), 'groupnorm': nn.GroupNorm(2, 4), 'prelu': nn.PReLU(),
+    'embedding': nn.Embedding(10, 4), 'mha': nn.MultiheadAttention(8, 2),
+    'rnn': nn.RNN(3, 4), 'lstm': nn.LSTM(3, 4, num_layers=2), 'gru': nn.GRU(3, 4),
+    'rnncell': nn.RNNCell(3, 4), 'lstmcell': nn.LSTMCell(3, 4), 'grucell': nn.GRUCell(3, 4),
+    'encoder': nn.TransformerEncoderLayer(8, 2, dim_feedforward=16),
+    'decoder': nn.TransformerDecoderLayer(8, 2, dim_feedforward=16),
+}
+mods['bn2d'](torch.randn(2, 4, 3, 3))  # running statistics and num_batches_tracked move
+torch.save({k: m.state_dict() for k, m in mods.items()}, D + '/catalogue.pth')
+print('saved', len(mods))
+)PY",
+                 &out)) {
+    GTEST_SKIP() << "no python3 with torch";
+  }
+  namespace nn = ember::nn;
+  const std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>> modules = {
+      {"linear", nn::Linear(3, 2).ptr()},
+      {"bilinear", nn::Bilinear(2, 3, 4).ptr()},
+      {"conv1d", nn::Conv1d(nn::Conv1dOptions(2, 3, 3)).ptr()},
+      {"conv2d", nn::Conv2d(nn::Conv2dOptions(2, 3, 3)).ptr()},
+      {"convt1d", nn::ConvTranspose1d(nn::ConvTranspose1dOptions(2, 3, 3)).ptr()},
+      {"convt2d", nn::ConvTranspose2d(nn::ConvTranspose2dOptions(2, 3, 3)).ptr()},
+      {"bn1d", nn::BatchNorm1d(4).ptr()},
+      {"bn2d", nn::BatchNorm2d(4).ptr()},
+      {"bn3d", nn::BatchNorm3d(4).ptr()},
+      {"layernorm", nn::LayerNorm(nn::LayerNormOptions({4})).ptr()},
+      {"groupnorm", nn::GroupNorm(nn::GroupNormOptions(2, 4)).ptr()},
+      {"prelu", nn::PReLU().ptr()},
+      {"embedding", nn::Embedding(10, 4).ptr()},
+      {"mha", nn::MultiheadAttention(nn::MultiheadAttentionOptions(8, 2)).ptr()},
+      {"rnn", nn::RNN(nn::RNNOptions(3, 4)).ptr()},
+      {"lstm", nn::LSTM(nn::LSTMOptions(3, 4).num_layers(2)).ptr()},
+      {"gru", nn::GRU(nn::GRUOptions(3, 4)).ptr()},
+      {"rnncell", nn::RNNCell(nn::RNNCellOptions(3, 4)).ptr()},
+      {"lstmcell", nn::LSTMCell(nn::LSTMCellOptions(3, 4)).ptr()},
+      {"grucell", nn::GRUCell(nn::GRUCellOptions(3, 4)).ptr()},
+      {"encoder",
+       nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(16))
+           .ptr()},
+      {"decoder",
+       nn::TransformerDecoderLayer(nn::TransformerDecoderLayerOptions(8, 2).dim_feedforward(16))
+           .ptr()},
+  };
+  const PtValue file = ember::load_pt_object(dir / "catalogue.pth");
+  ASSERT_EQ(file.entries.size(), modules.size());
+  for (const auto& [name, module] : modules) {
+    const ember::NamedTensors state = ember::pt_as_state_dict(*file.get(name));
+    try {
+      module->load_state_dict(state, /*strict=*/true);
+    } catch (const ember::Error& e) {
+      ADD_FAILURE() << name << ": " << e.what();
+      continue;
+    }
+    for (const auto& [key, t] : state) {
+      const auto mine = module->state_dict();
+      ASSERT_TRUE(mine.contains(key)) << name << "." << key;
+      EXPECT_EQ(bytes_of(mine[key]), bytes_of(t)) << name << "." << key;
+    }
+  }
+}
