@@ -179,3 +179,36 @@ def test_legacy_format_loads(tmp_path):
         assert values(back[k]) == values(sd[k]), k
     back["base"].fill_(0.0)
     assert back["t"].tolist()[0] == [0.0, 0.0, 0.0]
+
+
+def test_training_moves_between_pytorch_and_ember_with_its_optimizer(tmp_path):
+    torch.manual_seed(2)
+    m = torch.nn.Linear(4, 3)
+    opt = torch.optim.Adam(m.parameters(), lr=0.05, betas=(0.8, 0.95))
+    x = torch.randn(5, 4)
+
+    def step(model, optimizer, inp):
+        optimizer.zero_grad()
+        (model(inp) ** 2).mean().backward()
+        optimizer.step()
+
+    for _ in range(2):
+        step(m, opt, x)
+    torch.save({"model": m.state_dict(), "optimizer": opt.state_dict(), "x": x},
+               tmp_path / "ck.pt")
+    step(m, opt, x)  # PyTorch's third step
+    ck = ember.load(tmp_path / "ck.pt")
+    em = ember.nn.Linear(4, 3)
+    em.load_state_dict(ck["model"])
+    eo = ember.optim.Adam(em.parameters(), lr=1.0)
+    eo.load_state_dict(ck["optimizer"])
+    step(em, eo, ck["x"])  # Ember's third step, from PyTorch's checkpoint
+    assert eo.param_groups[0]["lr"] == 0.05
+    assert ember.allclose(em.weight, ember.tensor(m.weight.tolist()), atol=1e-6)
+    # And back: PyTorch resumes from Ember's checkpoint.
+    ember.save({"model": em.state_dict(), "optimizer": eo.state_dict()}, tmp_path / "back.pt")
+    back = torch.load(tmp_path / "back.pt")
+    opt2 = torch.optim.Adam(m.parameters(), lr=1.0)
+    opt2.load_state_dict(back["optimizer"])
+    assert opt2.param_groups[0]["betas"] == (0.8, 0.95)
+    assert torch.equal(back["model"]["weight"], torch.tensor(em.weight.tolist()))
