@@ -10,7 +10,9 @@
 // Returns "" when they hold, else what failed.
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "ember/serialize_pt.h"
 #include "fuzz/mem_file.h"
@@ -24,9 +26,13 @@ inline std::string tensor_bytes(const Tensor& t) {
   return std::string(static_cast<const char*>(c.data_ptr()), c.nbytes());
 }
 
-// Empty when a and b are the same object, else where they differ.
-inline std::string compare(const PtValue& a, const PtValue& b, const std::string& at) {
+// Empty when a and b are the same object, else where they differ. A pair of nodes is compared
+// once: a pickle can share a container many times over (t1 = (t0, t0), t2 = (t1, t1), ...), and
+// walking that as a tree would take exponential time.
+using Seen = std::set<std::pair<const PtValue*, const PtValue*>>;
+inline std::string compare(const PtValue& a, const PtValue& b, const std::string& at, Seen& seen) {
   using Kind = PtValue::Kind;
+  if (!seen.emplace(&a, &b).second) return "";
   if (a.kind != b.kind) return at + ": " + a.type_name() + " vs " + b.type_name();
   switch (a.kind) {
     case Kind::None:
@@ -56,15 +62,15 @@ inline std::string compare(const PtValue& a, const PtValue& b, const std::string
     case Kind::Tuple:
       if (a.items.size() != b.items.size()) return at + ": length";
       for (size_t i = 0; i < a.items.size(); ++i) {
-        std::string d = compare(*a.items[i], *b.items[i], at + "[" + std::to_string(i) + "]");
+        std::string d = compare(*a.items[i], *b.items[i], at + "[" + std::to_string(i) + "]", seen);
         if (!d.empty()) return d;
       }
       return "";
     case Kind::Dict:
       if (a.entries.size() != b.entries.size() || a.ordered != b.ordered) return at + ": dict";
       for (size_t i = 0; i < a.entries.size(); ++i) {
-        std::string d = compare(*a.entries[i].first, *b.entries[i].first, at + "<key>");
-        if (d.empty()) d = compare(*a.entries[i].second, *b.entries[i].second, at + "{}");
+        std::string d = compare(*a.entries[i].first, *b.entries[i].first, at + "<key>", seen);
+        if (d.empty()) d = compare(*a.entries[i].second, *b.entries[i].second, at + "{}", seen);
         if (!d.empty()) return d;
       }
       return "";
@@ -109,7 +115,8 @@ inline std::string check_pt_load_path(const std::string& bytes) {
   }
   if (e1 != e2) return "file and memory loads disagree: '" + e1 + "' vs '" + e2 + "'";
   if (!e1.empty()) return "";
-  if (std::string d = compare(from_file, from_bytes, "obj"); !d.empty()) {
+  Seen seen_loads, seen_resave;
+  if (std::string d = compare(from_file, from_bytes, "obj", seen_loads); !d.empty()) {
     return "file and memory loads differ at " + d;
   }
   bool state_dict_ok = true;
@@ -125,7 +132,7 @@ inline std::string check_pt_load_path(const std::string& bytes) {
   const std::string e3 =
       attempt([&] { return load_pt_object_bytes(save_pt_bytes(from_file), "resaved"); }, &again);
   if (!e3.empty()) return "what loaded does not save and load again: " + e3.substr(2);
-  if (std::string d = compare(from_file, again, "obj"); !d.empty()) {
+  if (std::string d = compare(from_file, again, "obj", seen_resave); !d.empty()) {
     return "saving and loading again changes " + d;
   }
   return "";

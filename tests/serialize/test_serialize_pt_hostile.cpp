@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "ember/serialize_pt.h"
+#include "serialize/zip_archive.h"
 #include "support/temp_dir.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
@@ -165,4 +166,28 @@ TEST(PtHostileFiles, TruncatedAndFlippedArchivesFailCleanly) {
   }
   EXPECT_GT(refused, good.size() / 2);
   EXPECT_GT(loaded, 0u);  // the alignment padding and unused header fields
+}
+
+// A pickle that shares each tuple twice in the next, 150 levels deep, stands for 2^150 leaves:
+// loading keeps the sharing (one node per tuple) and saving writes each tuple once (the memo),
+// so both take time linear in the file, not in the tree it describes.
+TEST(PtHostileFiles, SharedStructureStaysLinear) {
+  std::string pkl = "\x80\x02)";
+  for (int i = 0; i < 150; ++i) pkl += "2\x86";  // DUP, TUPLE2
+  pkl += ".";
+  std::string archive;
+  ember::zip::Writer zip(
+      [&](const void* d, size_t n) { archive.append(static_cast<const char*>(d), n); });
+  zip.add("archive/data.pkl", pkl.data(), pkl.size());
+  zip.finish();
+  const ember::PtValue obj = ember::load_pt_object_bytes(archive, "dag");
+  const ember::PtValue* node = &obj;
+  for (int i = 0; i < 150; ++i) {
+    ASSERT_EQ(node->items.size(), 2u);
+    ASSERT_EQ(node->items[0], node->items[1]);
+    node = node->items[0].get();
+  }
+  const std::string resaved = ember::save_pt_bytes(obj);
+  EXPECT_LT(resaved.size(), archive.size() + 4096);
+  EXPECT_EQ(ember::load_pt_object_bytes(resaved, "resaved").items.size(), 2u);
 }
