@@ -426,16 +426,18 @@ PtValue load_archive(uint64_t size, const zip::ReadAt& read, const std::string& 
     big_endian = o == "big";
   }
   const std::string bytes = zip.read_string(*pkl, pt_format::kMaxPickleBytes);
-  PyTorchHooks* hooks_ptr = nullptr;
+  auto refuse = [&](const std::string& what) {
+    throw UnpicklingError("PyTorch file " + name + ": " + what);
+  };
   auto from_zip = [&](const std::string& key, ScalarType dtype, int64_t numel) {
     const std::string record = prefix + "/data/" + key;
     const zip::Entry* entry = zip.find(record);
-    if (entry == nullptr) hooks_ptr->fail("storage '" + key + "' has no record " + record);
+    if (entry == nullptr) refuse("storage '" + key + "' has no record " + record);
     const uint64_t element = element_size(dtype);
     if (entry->size % element != 0 || entry->size / element != static_cast<uint64_t>(numel)) {
-      hooks_ptr->fail("storage '" + key + "' of " + std::to_string(numel) + " " +
-                      pt_format::dtype_name(dtype) + " elements has a record of " +
-                      std::to_string(entry->size) + " bytes");
+      refuse("storage '" + key + "' of " + std::to_string(numel) + " " +
+             pt_format::dtype_name(dtype) + " elements has a record of " +
+             std::to_string(entry->size) + " bytes");
     }
     // Read straight into the tensor's memory: no second copy of the data.
     Tensor s = make_empty({numel}, dtype, Device(kCPU));
@@ -446,7 +448,6 @@ PtValue load_archive(uint64_t size, const zip::ReadAt& read, const std::string& 
     return s;
   };
   PyTorchHooks hooks(from_zip, 5, name);
-  hooks_ptr = &hooks;
   NodePtr result = pickle::unpickle(bytes, hooks, "PyTorch file " + name + " (" + pkl->name + ")");
   return *result->value;
 }

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
-#include <unordered_set>
 #include <vector>
 
 #include "ember/error.h"
@@ -135,7 +134,6 @@ Reader::Reader(uint64_t archive_size, ReadAt read, std::string archive)
   read_(cd_offset, cd.data(), cd_size);
   const auto* c = reinterpret_cast<const unsigned char*>(cd.data());
   uint64_t pos = 0;
-  std::unordered_set<std::string> names;
   std::vector<std::pair<uint64_t, uint64_t>> spans;  // [local header, end of data) per entry
   entries_.reserve(count);
   for (uint64_t i = 0; i < count; ++i) {
@@ -181,7 +179,9 @@ Reader::Reader(uint64_t archive_size, ReadAt read, std::string archive)
       fail(archive_, "stored entry \"" + e.name + "\" has compressed size " +
                          std::to_string(csize) + " but size " + std::to_string(usize));
     }
-    if (!names.insert(e.name).second) fail(archive_, "names the entry \"" + e.name + "\" twice");
+    if (!index_.emplace(e.name, entries_.size()).second) {
+      fail(archive_, "names the entry \"" + e.name + "\" twice");
+    }
     // The local header repeats the name; its own lengths say where the data starts.
     if (local > cd_offset || cd_offset - local < kLocalHeaderBytes) {
       fail(archive_, "entry \"" + e.name + "\" has its local header at " + std::to_string(local) +
@@ -222,10 +222,8 @@ Reader::Reader(uint64_t archive_size, ReadAt read, std::string archive)
 }
 
 const Entry* Reader::find(const std::string& name) const {
-  for (const Entry& e : entries_) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &entries_[it->second];
 }
 
 void Reader::read(const Entry& entry, void* dst) const {

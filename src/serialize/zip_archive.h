@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ember::zip {
@@ -47,7 +48,8 @@ class Reader {
   uint64_t size_;
   ReadAt read_;
   std::string archive_;
-  std::vector<Entry> entries_;  // in central-directory order
+  std::vector<Entry> entries_;                     // in central-directory order
+  std::unordered_map<std::string, size_t> index_;  // name -> position in entries_
 };
 
 class Writer {
