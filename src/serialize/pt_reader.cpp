@@ -120,6 +120,15 @@ class PyTorchHooks final : public pickle::PickleHooks {
     }
     const int64_t numel = t[4]->value->integer;
     if (numel < 0) fail("storage '" + key + "' has " + std::to_string(numel) + " elements");
+    // The device it was saved from, which a loader may restore it to: refused unless it is one,
+    // as PyTorch refuses a location it cannot restore.
+    const std::string& location = t[3]->value->string;
+    try {
+      Device check(location);
+      (void)check;
+    } catch (const Error&) {
+      fail("storage '" + key + "' is located on '" + location + "', which is not a device");
+    }
     Tensor s = source_(key, dtype, numel);
     auto n = std::make_shared<Node>();
     n->kind = Node::Kind::Storage;

@@ -6,7 +6,8 @@
 //    nothing else, and agree: both load the same object, or both give the same message;
 //  - load_pt on the same file loads exactly when the object is a dict of str -> tensor;
 //  - what loads saves again with save_pt_bytes and loads back as the same object (kinds, keys,
-//    numbers, strings, tensors' dtypes, shapes and bytes).
+//    numbers, strings, tensors' dtypes, shapes and bytes; the location becomes the CPU, where the
+//    tensors now are).
 // Returns "" when they hold, else what failed.
 #include <cmath>
 #include <cstring>
@@ -30,7 +31,10 @@ inline std::string tensor_bytes(const Tensor& t) {
 // once: a pickle can share a container many times over (t1 = (t0, t0), t2 = (t1, t1), ...), and
 // walking that as a tree would take exponential time.
 using Seen = std::set<std::pair<const PtValue*, const PtValue*>>;
-inline std::string compare(const PtValue& a, const PtValue& b, const std::string& at, Seen& seen) {
+// `locations`: compare where each tensor was saved from too (not after saving again: save_pt
+// writes where the tensor is now, the CPU here, as torch.save does).
+inline std::string compare(const PtValue& a, const PtValue& b, const std::string& at, Seen& seen,
+                           bool locations) {
   using Kind = PtValue::Kind;
   if (!seen.emplace(&a, &b).second) return "";
   if (a.kind != b.kind) return at + ": " + a.type_name() + " vs " + b.type_name();
@@ -53,8 +57,8 @@ inline std::string compare(const PtValue& a, const PtValue& b, const std::string
     case Kind::Tensor:
       if (a.tensor.scalar_type() != b.tensor.scalar_type() ||
           a.tensor.sizes() != b.tensor.sizes() ||
-          tensor_bytes(a.tensor) != tensor_bytes(b.tensor) || a.location != b.location ||
-          a.is_parameter != b.is_parameter) {
+          tensor_bytes(a.tensor) != tensor_bytes(b.tensor) ||
+          (locations && a.location != b.location) || a.is_parameter != b.is_parameter) {
         return at + ": tensor";
       }
       return "";
@@ -62,15 +66,18 @@ inline std::string compare(const PtValue& a, const PtValue& b, const std::string
     case Kind::Tuple:
       if (a.items.size() != b.items.size()) return at + ": length";
       for (size_t i = 0; i < a.items.size(); ++i) {
-        std::string d = compare(*a.items[i], *b.items[i], at + "[" + std::to_string(i) + "]", seen);
+        std::string d =
+            compare(*a.items[i], *b.items[i], at + "[" + std::to_string(i) + "]", seen, locations);
         if (!d.empty()) return d;
       }
       return "";
     case Kind::Dict:
       if (a.entries.size() != b.entries.size() || a.ordered != b.ordered) return at + ": dict";
       for (size_t i = 0; i < a.entries.size(); ++i) {
-        std::string d = compare(*a.entries[i].first, *b.entries[i].first, at + "<key>", seen);
-        if (d.empty()) d = compare(*a.entries[i].second, *b.entries[i].second, at + "{}", seen);
+        std::string d =
+            compare(*a.entries[i].first, *b.entries[i].first, at + "<key>", seen, locations);
+        if (d.empty())
+          d = compare(*a.entries[i].second, *b.entries[i].second, at + "{}", seen, locations);
         if (!d.empty()) return d;
       }
       return "";
@@ -116,7 +123,7 @@ inline std::string check_pt_load_path(const std::string& bytes) {
   if (e1 != e2) return "file and memory loads disagree: '" + e1 + "' vs '" + e2 + "'";
   if (!e1.empty()) return "";
   Seen seen_loads, seen_resave;
-  if (std::string d = compare(from_file, from_bytes, "obj", seen_loads); !d.empty()) {
+  if (std::string d = compare(from_file, from_bytes, "obj", seen_loads, true); !d.empty()) {
     return "file and memory loads differ at " + d;
   }
   bool state_dict_ok = true;
@@ -132,7 +139,7 @@ inline std::string check_pt_load_path(const std::string& bytes) {
   const std::string e3 =
       attempt([&] { return load_pt_object_bytes(save_pt_bytes(from_file), "resaved"); }, &again);
   if (!e3.empty()) return "what loaded does not save and load again: " + e3.substr(2);
-  if (std::string d = compare(from_file, again, "obj", seen_resave); !d.empty()) {
+  if (std::string d = compare(from_file, again, "obj", seen_resave, false); !d.empty()) {
     return "saving and loading again changes " + d;
   }
   return "";

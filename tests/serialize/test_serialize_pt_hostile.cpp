@@ -51,6 +51,7 @@ const Case kCases[] = {
     {"bytes_object.pt", "bytes object"},
     {"no_data_pkl.pt", "has no archive/data.pkl"},
     {"legacy_truncated.pt", "runs past the file's end"},
+    {"bad_location.pt", "is located on 'nowhere', which is not a device"},
     {"legacy_bad_magic.pt", "magic number"},
     {"unknown_storage_type.pt", "global torch.ComplexFloatStorage"},
     {"huge_long.pt", "does not fit in 64 bits"},
@@ -110,6 +111,8 @@ archive('missing_storage.pt', tensor_pickle(pid, 0, (4,), (1,)))
 archive('storage_size_mismatch.pt', tensor_pickle(('storage', torch.FloatStorage, '0', 'cpu', 1 << 40), 0, (4,), (1,)),
         [('archive/data/0', four_floats)])
 archive('tensor_past_storage.pt', tensor_pickle(pid, 2, (3,), (1,)), [('archive/data/0', four_floats)])
+archive('bad_location.pt', tensor_pickle(('storage', torch.FloatStorage, '0', 'nowhere', 4), 0, (4,), (1,)),
+        [('archive/data/0', four_floats)])
 archive('negative_stride.pt', tensor_pickle(pid, 3, (2,), (-1,)), [('archive/data/0', four_floats)])
 archive('unknown_storage_type.pt', tensor_pickle(('storage', torch.ComplexFloatStorage, '0', 'cpu', 2), 0, (2,), (1,)),
         [('archive/data/0', four_floats)])
