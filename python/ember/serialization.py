@@ -1,6 +1,13 @@
-"""ember.save / ember.load: Python objects of tensors in safetensors files.
+"""ember.save / ember.load: Python objects of tensors in safetensors files, or in PyTorch's own
+zip format (torch.save's .pt / .pth files).
 
-The tensors are the file's named tensors (a flat dict of str -> tensor keeps its keys as names, so
+Which format: ember.save writes PyTorch's format to a path ending in .pt or .pth (or with
+format="pt"), safetensors otherwise (or with format="safetensors"); ember.load recognises either
+by the file's first bytes. PyTorch files are read by Ember's restricted unpickler (C++, see
+include/ember/serialize_pt.h), which accepts only what torch.load(weights_only=True) accepts, and
+never runs code from the file: loading is always weights-only.
+
+In safetensors files, the tensors are the file's named tensors (a flat dict of str -> tensor keeps its keys as names, so
 the file opens in safetensors' other readers); the containers around them (dict, OrderedDict,
 list, tuple, Size), the numbers, strings and None, each tensor's device and requires_grad, and
 which entries are one shared tensor, are a JSON string in the file's metadata ("ember.python").
@@ -72,9 +79,33 @@ class _Writer:
                 "OrderedDicts, lists, tuples, numbers, strings, None, dtypes and devices")
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
+_PT_SUFFIXES = (".pt", ".pth")
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _format_for(f, format):
+    if format is None:
+        is_path = isinstance(f, (str, os.PathLike))
+        return "pt" if is_path and os.fspath(f).lower().endswith(_PT_SUFFIXES) else "safetensors"
+    if format not in ("pt", "safetensors"):
+        raise ValueError(f"ember.save: format must be 'pt' or 'safetensors', got {format!r}")
+    return format
+
+
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
+         *, format=None):
     """Writes `obj` to the path (or the writable binary file object) `f`; a path is replaced
-    atomically."""
+    atomically. Paths ending in .pt / .pth (or format="pt") get PyTorch's zip format, which
+    torch.load reads (also with weights_only=True); others safetensors."""
+    if _format_for(f, format) == "pt":
+        if isinstance(f, (str, os.PathLike)):
+            _C._save_pt_file(obj, os.fspath(f))
+        elif hasattr(f, "write"):
+            f.write(_C._save_pt_bytes(obj))
+        else:
+            raise TypeError(f"ember.save: f must be a path or a writable file object, got "
+                            f"{type(f).__name__}")
+        return
     writer = _Writer()
     structure = writer.encode(obj, [])
     metadata = {_KEY: json.dumps(structure, separators=(",", ":"))}
@@ -157,17 +188,40 @@ def _header_metadata(data):
     return json.loads(data[8:8 + n]).get("__metadata__", {})
 
 
+def _load_pt(load, map_location):
+    """A PyTorch file through the C++ reader; each tensor placed as map_location says."""
+    def make_tensor(tensor, location, requires_grad, is_parameter):
+        t = _target_device(map_location, location, tensor)
+        if is_parameter:
+            from .nn import Parameter  # only files that hold Parameters need ember.nn
+            return Parameter(t, requires_grad=requires_grad)
+        return t
+    return load(make_tensor)  # a refused file raises pickle.UnpicklingError, as PyTorch's
+
+
+def _is_pickle(head):
+    return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5
+
+
 def load(f, map_location=None, pickle_module=None, *, weights_only=False, **pickle_load_args):
-    """Reads what ember.save wrote (or any safetensors file: its tensors as a dict by name)."""
+    """Reads what ember.save wrote, any safetensors file (its tensors as a dict by name), or a
+    file of torch.save (its object; only what weights_only=True allows, whatever weights_only
+    says)."""
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
         if not os.path.exists(path):
             raise FileNotFoundError(2, "No such file or directory", path)
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+        if head == _ZIP_MAGIC or _is_pickle(head):
+            return _load_pt(lambda make: _C._load_pt_file(path, make), map_location)
         tensors, metadata = _C._load_file(path)
         name = path
     elif hasattr(f, "read"):
         data = f.read()
         name = getattr(f, "name", None) or f"<{type(f).__name__}>"
+        if data[:4] == _ZIP_MAGIC or _is_pickle(data[:4]):
+            return _load_pt(lambda make: _C._load_pt_bytes(data, str(name), make), map_location)
         tensors = _C._load_bytes(data, str(name))
         metadata = _header_metadata(data)
     else:

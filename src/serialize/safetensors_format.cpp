@@ -324,10 +324,11 @@ uint64_t header_length(const unsigned char prefix[8], uint64_t file_size, const 
         file + " is a libtorch/PyTorch archive (" +
         (zip ? "the zip format of torch::save / torch.save"
              : "the legacy pickle format of torch.save") +
-        "), which Ember cannot read: Ember's files are safetensors. Convert it with PyTorch: load "
-        "it "
-        "(torch.load, or torch.jit.load(path).state_dict() for a module saved by libtorch's "
-        "torch::save(model, path)) and write a dict of tensors with "
+        "), not a safetensors file. A file of Python's torch.save (zip format) loads with "
+        "ember::load_pt / ember::load_pt_object (include/ember/serialize_pt.h; in Python "
+        "ember.load reads both formats). Others (TorchScript archives of libtorch's "
+        "torch::save(model, path), the legacy format): convert them with PyTorch, e.g. "
+        "torch.jit.load(path).state_dict() written with "
         "safetensors.torch.save_file(tensors, 'file.safetensors')");
   }
   if (n > kMaxHeaderBytes) {

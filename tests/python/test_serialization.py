@@ -117,8 +117,7 @@ def test_bad_files_raise_naming_the_file(tmp_path):
     with pytest.raises((RuntimeError, ValueError), match="truncated.pt"):
         ember.load(truncated)
     torch.save({"a": torch.ones(2)}, tmp_path / "torch.pt")
-    with pytest.raises(RuntimeError, match="torch.pt.*PyTorch archive"):
-        ember.load(tmp_path / "torch.pt")
+    assert ember.load(tmp_path / "torch.pt")["a"].tolist() == [1.0, 1.0]  # test_serialization_pt
     with pytest.raises(RuntimeError, match="nonexistent"):
         ember.save(ember.ones(1), tmp_path / "nonexistent" / "x.pt")
     with pytest.raises(TypeError, match="path or a writable"):

@@ -430,3 +430,11 @@ TEST(TrainArgs, EveryOutputPathIsCheckedBeforeLoadingData) {
   EXPECT_NO_THROW(et::check_output_file("--profile", dir + "/new.json"));
   std::filesystem::remove_all(dir);
 }
+
+TEST(TrainArgs, InitFrom) {
+  EXPECT_EQ(et::parse_args({}).init_from, "");
+  EXPECT_EQ(et::parse_args({"--init-from", "resnet.pth"}).init_from, "resnet.pth");
+  EXPECT_EQ(et::parse_args({"--model", "gpt", "--init-from=g.pt"}).init_from, "g.pt");
+  EXPECT_THROW(et::parse_args({"--init-from", ""}), ember::ValueError);
+  EXPECT_NE(et::usage("ember-train").find("--init-from PATH"), std::string::npos);
+}

@@ -16,9 +16,11 @@
 
 #include "ember/ember.h"
 #include "ember/serialize_module.h"
+#include "ember/serialize_pt.h"
 #include "ember_train/models.h"
 #include "support/cuda_skip.h"
 #include "support/tool_path.h"
+#include "support/torch_oracle.h"
 
 namespace fs = std::filesystem;
 
@@ -407,4 +409,47 @@ TEST(TrainE2E, NonFiniteLossStopsTheRunAndWritesNothing) {
   EXPECT_NE(r.output.find("epoch 2/2  train loss nan"), std::string::npos) << r.output;
   EXPECT_TRUE(fs::exists(allowed / "model.safetensors"));
   for (const auto& d : {data, out, allowed}) fs::remove_all(d);
+}
+
+// --init-from a PyTorch training checkpoint of the same MLP (torch.save({"model":
+// model.state_dict(), ...})): the run starts from PyTorch's weights. With a learning rate far too
+// small to move them, the run's own checkpoint holds exactly those weights. A file that does not
+// fit the model stops the run with the name of what does not fit.
+TEST(TrainE2E, InitFromAPyTorchCheckpoint) {
+  const fs::path dir = fresh_dir("init_from");
+  write_synthetic_dataset(dir / "data", 64, 32);
+  fs::create_directories(dir);
+  const fs::path script = dir / "make.py";
+  std::ofstream(script)
+      << "import collections, sys, torch\n"
+         "nn = torch.nn\n"
+         "torch.manual_seed(0)\n"
+         "m = nn.Sequential(collections.OrderedDict(flatten=nn.Flatten(),\n"
+         "    fc1=nn.Linear(784, 256), relu1=nn.ReLU(), fc2=nn.Linear(256, 128),\n"
+         "    relu2=nn.ReLU(), fc3=nn.Linear(128, 10)))\n"
+         "torch.save({'model': m.state_dict(), 'epoch': 4}, sys.argv[1])\n";
+  const fs::path ckpt = dir / "torch.pt";
+  const std::string py =
+      ember::testing::torch_python() + " " + script.string() + " " + ckpt.string() + " 2>&1";
+  if (std::system(py.c_str()) != 0 || !fs::exists(ckpt)) {
+    GTEST_SKIP() << "no python3 with torch (" << ember::testing::torch_python() << ")";
+  }
+  const std::string common =
+      "--epochs 1 --batch-size 32 --device cpu --workers 0 --lr 1e-30 "
+      "--constant-lr --data " +
+      (dir / "data").string() + " --init-from " + ckpt.string() + " --out ";
+  Result r = run("--model mlp " + common + (dir / "mlp").string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Initialised from " + ckpt.string() + " (6 tensors)"), std::string::npos)
+      << r.output;
+  const auto trained = ember::load((dir / "mlp" / "model.safetensors").string());
+  const ember::PtValue saved = ember::load_pt_object(ckpt.string());
+  for (const auto& [name, t] : ember::pt_as_state_dict(*saved.get("model"))) {
+    EXPECT_TRUE(ember::equal(trained.at(name), t)) << name;
+  }
+  r = run("--model cnn " + common + (dir / "cnn").string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("--init-from " + ckpt.string() + ": "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("conv1.weight"), std::string::npos) << r.output;
+  fs::remove_all(dir);
 }

@@ -135,6 +135,12 @@ std::unique_ptr<CLI::App> make_app(TrainArgs& a, const std::string& program) {
   app->add_flag("--allow-nonfinite", a.allow_nonfinite,
                 "train on through a NaN or infinite loss (default: stop with\nan error at the "
                 "first one, writing nothing for that epoch)");
+  app->add_option("--init-from", a.init_from,
+                  "start from the weights in PATH: a PyTorch file (.pt/.pth:\na state dict, or "
+                  "a checkpoint with one under \"model\" or\n\"state_dict\") or a safetensors "
+                  "file (an earlier run's\nmodel.safetensors); names and shapes must match")
+      ->type_name("PATH")
+      ->transform(not_empty("a path"));
   app->add_option("--limit-train", a.limit_train,
                   "mlp, cnn: train on the first N training images only (quick\nruns)")
       ->type_name("N")

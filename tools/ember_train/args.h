@@ -37,6 +37,8 @@ struct TrainArgs {
   // --allow-nonfinite: train on through a NaN or infinite loss (by default the run stops with an
   // error at the first one and writes nothing for that epoch).
   bool allow_nonfinite = false;
+  // --init-from PATH: start from these weights instead of a fresh initialisation (init_from.h).
+  std::string init_from;
   // Hidden (for tests and quick checks): train/test on the first N/M samples only.
   std::optional<int64_t> limit_train;
   std::optional<int64_t> limit_test;

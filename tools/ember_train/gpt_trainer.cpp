@@ -16,6 +16,7 @@
 #include "ember_train/data_parallel.h"
 #include "ember_train/device_select.h"
 #include "ember_train/gpt.h"
+#include "ember_train/init_from.h"
 #include "ember_train/models.h"
 #include "ember_train/output_dir.h"
 #include "ember_train/plot.h"
@@ -126,6 +127,7 @@ std::vector<StepMetrics> run_gpt_training(const TrainArgs& args, std::ostream& o
       << " for validation\n";
 
   Gpt model(config);
+  if (!args.init_from.empty()) load_initial_weights(*model, args.init_from, out);
   model->to(device);
   // nanoGPT's AdamW: weight decay on the matrices (linear weights and embeddings) only.
   std::vector<Tensor> decay, no_decay;

@@ -17,6 +17,7 @@
 #include "ember_train/data_parallel.h"
 #include "ember_train/device_select.h"
 #include "ember_train/gpt_trainer.h"
+#include "ember_train/init_from.h"
 #include "ember_train/models.h"
 #include "ember_train/output_dir.h"
 #include "ember_train/plot.h"
@@ -209,6 +210,7 @@ std::vector<EpochMetrics> run_training(const TrainArgs& args, std::ostream& cons
           : Loader(test_set, test_options);
 
   nn::Sequential model = make_model(args.model);
+  if (!args.init_from.empty()) load_initial_weights(*model, args.init_from, out);
   model->to(device);
   // Starts every replica from rank 0's parameters; backward then averages the gradients.
   std::optional<nn::parallel::DistributedDataParallel<nn::SequentialImpl>> ddp;
