@@ -3,6 +3,9 @@
 #include <string>
 #include <string_view>
 
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/pair.h>
+
 #include "common.h"
 
 namespace ember::python {
@@ -113,6 +116,18 @@ void init_cuda(nb::module_& parent) {
         return cuda::memory_summary(index_arg(d), abbreviated);
       },
       "device"_a = nb::none(), "abbreviated"_a = false);
+  m.def(
+      "memory_stats", [](nb::handle d) { return cuda::memory_stats(index_arg(d)); },
+      "device"_a = nb::none());
+  m.def(
+      "mem_get_info", [](nb::handle d) { return cuda::mem_get_info(index_arg(d)); },
+      "device"_a = nb::none());
+  m.def(
+      "set_per_process_memory_fraction",
+      [](double fraction, nb::handle d) {
+        cuda::set_per_process_memory_fraction(fraction, index_arg(d));
+      },
+      "fraction"_a, "device"_a = nb::none());
   m.def("empty_cache", &cuda::empty_cache, RG());
   m.def("manual_seed", &cuda::manual_seed, "seed"_a);
   m.def("manual_seed_all", &cuda::manual_seed_all, "seed"_a);

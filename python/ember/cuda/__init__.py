@@ -14,3 +14,9 @@ from ._raw_kernel import RawKernel  # noqa: F401,E402
 from . import amp  # noqa: F401,E402
 from .random import (  # noqa: F401,E402
     get_rng_state, get_rng_state_all, initial_seed, set_rng_state, set_rng_state_all)
+from .memory import (  # noqa: F401,E402
+    max_memory_cached, mem_get_info, memory_cached, memory_stats, memory_stats_as_nested_dict,
+    reset_max_memory_allocated, reset_max_memory_cached, set_per_process_memory_fraction)
+from ._device_queries import (  # noqa: F401,E402
+    CudaError, DeferredCudaCallError, check_error, get_device_capability, has_half, has_magma,
+    init, is_bf16_supported, is_current_stream_capturing, is_initialized, seed, seed_all)
