@@ -4,33 +4,16 @@
 // else (a crash, another exception, loads that disagree) fails the test.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <fstream>
 #include <iterator>
 
 #include "ember/serialize.h"
 #include "fuzz/load_path_check.h"
-#include "support/test_util.h"
-
-namespace {
-std::vector<std::string> corpus_files() {
-  const std::string dir = ember::testing::source_dir() + "/tests/fuzz/corpus/safetensors";
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] != '.') out.push_back(dir + "/" + e->d_name);
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-}  // namespace
+#include "support/corpus_files.h"
 
 TEST(SafetensorsFuzzCorpus, EveryInputLoadsOrFailsCleanly) {
-  auto files = corpus_files();
+  auto files = ember::testing::fuzz_corpus_files("safetensors");
   ASSERT_GE(files.size(), 50u) << "the corpus is missing";
   size_t loaded = 0, rejected = 0;
   for (const auto& path : files) {
@@ -54,7 +37,7 @@ TEST(SafetensorsFuzzCorpus, EveryInputLoadsOrFailsCleanly) {
 }
 
 TEST(SafetensorsFuzzCorpus, EveryInputPassesTheFuzzTargetsChecks) {
-  for (const auto& path : corpus_files()) {
+  for (const auto& path : ember::testing::fuzz_corpus_files("safetensors")) {
     std::ifstream f(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(f)), {});
     EXPECT_EQ(ember::fuzz::check_load_path(bytes), "") << path;
@@ -63,7 +46,7 @@ TEST(SafetensorsFuzzCorpus, EveryInputPassesTheFuzzTargetsChecks) {
 
 TEST(SafetensorsFuzzCorpus, SeedsBehaveAsNamed) {
   // seed_valid_* load; every other seed_* is rejected.
-  for (const auto& path : corpus_files()) {
+  for (const auto& path : ember::testing::fuzz_corpus_files("safetensors")) {
     std::string base = path.substr(path.rfind('/') + 1);
     if (base.rfind("seed_", 0) != 0) continue;
     bool should_load = base.rfind("seed_valid_", 0) == 0 || base == "seed_bool_bytes";

@@ -4,33 +4,16 @@
 // same object, or is refused by both with the same ember::Error; anything else fails.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <fstream>
 #include <iterator>
 
 #include "ember/serialize_pt.h"
 #include "fuzz/pt_load_check.h"
-#include "support/test_util.h"
-
-namespace {
-std::vector<std::string> corpus_files() {
-  const std::string dir = ember::testing::source_dir() + "/tests/fuzz/corpus/pt";
-  std::vector<std::string> out;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] != '.') out.push_back(dir + "/" + e->d_name);
-    }
-    closedir(d);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-}  // namespace
+#include "support/corpus_files.h"
 
 TEST(PtFuzzCorpus, EveryInputPassesTheFuzzTargetsChecks) {
-  const auto files = corpus_files();
+  const auto files = ember::testing::fuzz_corpus_files("pt");
   ASSERT_GE(files.size(), 15u) << "the corpus is missing";
   for (const auto& path : files) {
     std::ifstream f(path, std::ios::binary);
@@ -41,7 +24,7 @@ TEST(PtFuzzCorpus, EveryInputPassesTheFuzzTargetsChecks) {
 
 TEST(PtFuzzCorpus, SeedsBehaveAsNamed) {
   // seed_valid_* load; every other seed_* is refused with an error naming the file.
-  for (const auto& path : corpus_files()) {
+  for (const auto& path : ember::testing::fuzz_corpus_files("pt")) {
     const std::string base = path.substr(path.rfind('/') + 1);
     if (base.rfind("seed_", 0) != 0) continue;
     const bool should_load = base.rfind("seed_valid_", 0) == 0;
