@@ -1,6 +1,6 @@
 """ember.utils.data: torch.utils.data's datasets, samplers and DataLoader (docs/python.md)."""
 from .dataset import (  # noqa: F401
-    ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split)
+    ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split)
 from .sampler import (  # noqa: F401
     BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
     WeightedRandomSampler)

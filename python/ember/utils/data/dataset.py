@@ -61,6 +61,27 @@ class Subset(Dataset):
         return len(self.indices)
 
 
+class ChainDataset(IterableDataset):
+    """The iterable datasets one after another (iterated lazily, as PyTorch's ChainDataset)."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def __iter__(self):
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self):
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
+
+
 class ConcatDataset(Dataset):
     def __init__(self, datasets):
         self.datasets = list(datasets)
