@@ -85,8 +85,6 @@ def test_on_trace_ready_and_start_stop():
 
 
 def test_errors():
-    with pytest.raises(NotImplementedError):
-        profile(schedule=lambda step: None)
     with pytest.raises(TypeError):
         profile(activities=["cpu"])
     with pytest.raises(TypeError):

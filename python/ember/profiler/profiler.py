@@ -4,6 +4,9 @@ import functools
 import warnings
 
 from .._C import _profiler
+from .schedule import ProfilerAction
+
+_RECORDING = (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
 
 
 class ProfilerActivity(enum.Enum):
@@ -42,15 +45,13 @@ class profile:
     """profile(activities=None, record_shapes=False, profile_memory=False, with_stack=False,
     on_trace_ready=None): records every op while open (or between start() and stop()).
     activities=None records what supported_activities() lists. One profile records at a time.
-    with_stack is accepted and warned about (no Python stacks are recorded); schedule is not
-    supported (NotImplementedError)."""
+    with_stack is accepted and warned about (no Python stacks are recorded). With a schedule,
+    step() moves through its actions: each RECORD window is recorded alone and, after its
+    RECORD_AND_SAVE step, handed to on_trace_ready; the results are the last window's."""
 
     def __init__(self, *, activities=None, schedule=None, on_trace_ready=None,
                  record_shapes=False, profile_memory=False, with_stack=False, with_flops=False,
                  with_modules=False, **unused):
-        if schedule is not None:
-            raise NotImplementedError("ember.profiler.profile: schedule= is not supported; "
-                                      "profile the steps you want and call step()")
         if activities is None:
             activities = supported_activities()
         self.activities = set(activities)
@@ -65,24 +66,42 @@ class profile:
         self.record_shapes = bool(record_shapes)
         self.profile_memory = bool(profile_memory)
         self.on_trace_ready = on_trace_ready
+        self.schedule = schedule
+        self.step_num = 0
+        self.current_action = None
         self._native = None
         self._stopped = False
+        self._recording = False
 
     def start(self):
-        if self._native is not None:
+        if self._native is not None and self.schedule is None:
             raise RuntimeError("profile: already started")
+        if self.schedule is None:
+            self._start_window()
+            return
+        self.current_action = self.schedule(self.step_num)
+        if self.current_action in _RECORDING:
+            self._start_window()
+
+    def stop(self):
+        if self.schedule is None and self._native is None:
+            raise RuntimeError("profile: stop() before start()")
+        if self._recording:
+            self._end_window(save=True)
+
+    def _start_window(self):
         order = sorted(self.activities, key=lambda a: a.value)
         self._native = _profiler._Profile([a.value for a in order], self.record_shapes,
                                           self.profile_memory)
+        self._recording = True
+        self._stopped = False
 
-    def stop(self):
-        if self._native is None:
-            raise RuntimeError("profile: stop() before start()")
-        if not self._stopped:
-            self._native.stop()
-            self._stopped = True
-            if self.on_trace_ready is not None:
-                self.on_trace_ready(self)
+    def _end_window(self, save):
+        self._native.stop()
+        self._stopped = True
+        self._recording = False
+        if save and self.on_trace_ready is not None:
+            self.on_trace_ready(self)
 
     def __enter__(self):
         self.start()
@@ -93,8 +112,21 @@ class profile:
         return False
 
     def step(self):
-        """Ends a training step: the steps show as ProfilerStep#0, #1, ... ranges."""
-        self._results_native("step").step()
+        """Ends a training step: the steps show as ProfilerStep#N ranges; with a schedule, also
+        moves to the next step's action (a window that ends is saved)."""
+        if self.schedule is None:
+            self._results_native("step").step()
+            return
+        if self._recording:
+            self._native.step()
+        previous = self.current_action
+        self.step_num += 1
+        self.current_action = self.schedule(self.step_num)
+        if self._recording and (previous == ProfilerAction.RECORD_AND_SAVE
+                                or self.current_action not in _RECORDING):
+            self._end_window(save=True)
+        if not self._recording and self.current_action in _RECORDING:
+            self._start_window()
 
     def _results_native(self, what):
         if self._native is None:
