@@ -1,0 +1,115 @@
+"""ember.nn.utils.parametrize against torch.nn.utils.parametrize (PyTorch 1.13): the parametrized
+value, state_dict keys, gradients and an optimizer step through the original; chains,
+right_inverse on assignment, removal both ways, cached(), the swapped class, and the errors."""
+import pytest
+import torch
+import torch.nn.utils.parametrize as tp
+
+import ember
+import ember.nn.utils.parametrize as ep
+from nn_compare import close, copy_params, pair, wave
+
+
+def symmetric(lib):
+    class Symmetric(lib.nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(0, 1)
+
+    return Symmetric()
+
+
+def scaled(lib, k):
+    class Scale(lib.nn.Module):
+        def forward(self, X):
+            return X * k
+
+        def right_inverse(self, X):
+            return X / k
+
+    return Scale()
+
+
+def both(make, *parametrizations):
+    mods = []
+    for lib, p in ((ember, ep), (torch, tp)):
+        lib.manual_seed(0)
+        m = make(lib)
+        mods.append(m)
+    copy_params(mods[0], mods[1])
+    for (lib, p), m in zip(((ember, ep), (torch, tp)), mods):
+        for make_p in parametrizations:
+            p.register_parametrization(m, "weight", make_p(lib))
+    return mods
+
+
+def test_value_state_dict_and_gradients_match_torch():
+    e, t = both(lambda lib: lib.nn.Linear(4, 4), symmetric, lambda lib: scaled(lib, 2.0))
+    assert list(e.state_dict()) == list(t.state_dict())
+    assert type(e).__name__ == type(t).__name__ == "ParametrizedLinear"
+    assert ep.type_before_parametrizations(e) is ember.nn.Linear
+    close(e.weight, t.weight)
+    ex, tx = pair(wave(3, 4))
+    close(e(ex), t(tx))
+    e(ex).square().sum().backward()
+    t(tx).square().sum().backward()
+    close(e.parametrizations.weight.original.grad, t.parametrizations.weight.original.grad)
+    for lib, m in ((ember, e), (torch, t)):
+        lib.optim.SGD(m.parameters(), lr=0.1).step()
+    close(e.weight, t.weight)
+    assert ep.is_parametrized(e) and ep.is_parametrized(e, "weight")
+    assert not ep.is_parametrized(e, "bias")
+
+
+def test_assignment_goes_through_right_inverse():
+    e, t = both(lambda lib: lib.nn.Linear(3, 3), lambda lib: scaled(lib, 4.0))
+    ew, tw = pair(wave(3, 3, offset=2.0))
+    e.weight = ew
+    t.weight = tw
+    close(e.parametrizations.weight.original, t.parametrizations.weight.original)
+    close(e.weight, t.weight)
+
+
+@pytest.mark.parametrize("leave_parametrized", [True, False])
+def test_remove_parametrizations_matches_torch(leave_parametrized):
+    e, t = both(lambda lib: lib.nn.Linear(4, 4), symmetric)
+    ep.remove_parametrizations(e, "weight", leave_parametrized=leave_parametrized)
+    tp.remove_parametrizations(t, "weight", leave_parametrized=leave_parametrized)
+    assert type(e) is ember.nn.Linear and type(t) is torch.nn.Linear
+    assert list(e.state_dict()) == list(t.state_dict())
+    close(e.weight, t.weight)
+    assert isinstance(e.weight, ember.nn.Parameter)
+
+
+def test_cached_computes_once_per_block():
+    calls = []
+
+    class Counting(ember.nn.Module):
+        def forward(self, X):
+            calls.append(1)
+            return X * 2
+
+    m = ember.nn.Linear(2, 2)
+    ep.register_parametrization(m, "weight", Counting())
+    calls.clear()
+    with ep.cached():
+        a, b = m.weight, m.weight
+    assert len(calls) == 1 and a is b
+    m.weight
+    assert len(calls) == 2
+
+
+def test_errors_match_torch():
+    for lib, p in ((ember, ep), (torch, tp)):
+        m = lib.nn.Linear(2, 2)
+        with pytest.raises(ValueError, match="does not have a parameter, a buffer, or a "
+                                             "parametrized element with name 'nope'"):
+            p.register_parametrization(m, "nope", symmetric(lib))
+
+        class Flatten(lib.nn.Module):
+            def forward(self, X):
+                return X.reshape(-1)
+
+        with pytest.raises(ValueError, match="may not change the shape"):
+            p.register_parametrization(m, "weight", Flatten())
+        with pytest.raises(ValueError, match="does not have a parametrization on bias"):
+            p.remove_parametrizations(m, "bias")
