@@ -126,3 +126,13 @@ def test_errors_match_torch():
         with pytest.raises(AssertionError, match='Expected strategy to be either "forward-mode" or '
                                              '"reverse-mode"'):
             lib.autograd.functional.jacobian(lambda t: t, x, strategy="sideways")
+
+
+def test_variable_is_the_tensor_as_in_torch():
+    for lib in (ember, torch):
+        v = lib.autograd.Variable(lib.ones(2), requires_grad=True)
+        assert type(v) is lib.Tensor and v.requires_grad and v.is_leaf
+        assert isinstance(lib.ones(1), lib.autograd.Variable)
+        assert not lib.autograd.Variable(lib.ones(2)).requires_grad
+        with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+            lib.autograd.Variable([1, 2])

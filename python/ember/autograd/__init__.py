@@ -125,3 +125,4 @@ class inference_mode:
 from .._function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
 from . import functional  # noqa: E402,F401
+from .variable import Variable  # noqa: E402,F401
