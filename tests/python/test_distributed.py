@@ -1,11 +1,11 @@
 """ember.distributed, DistributedDataParallel and DistributedSampler from Python.
 
 The programs in distributed_programs/ run with 2 processes under the build's ember-run (loopback,
-a free port, every rank and the launcher bounded by a timeout). collectives.py and
-ddp_training.py are PyTorch programs: they also run under PyTorch 1.13 (started by the same
-launcher, which only sets the torchrun variables) and, with torch renamed ember, under Ember, and
-print the same lines. ember_only.py checks what PyTorch 1.13's Gloo lacks and ember's own
-guarantees (the GIL released while a collective waits)."""
+a free port, every rank and the launcher bounded by a timeout). collectives.py,
+rooted_and_object_collectives.py and ddp_training.py are PyTorch programs: they also run under
+PyTorch 1.13 (started by the same launcher, which only sets the torchrun variables) and, with
+torch renamed ember, under Ember, and print the same lines. ember_only.py checks what PyTorch
+1.13's Gloo lacks and ember's own guarantees (the GIL released while a collective waits)."""
 import os
 import pathlib
 import re
@@ -52,7 +52,7 @@ def renamed(tmp_path, program):
     return path
 
 
-@pytest.mark.parametrize("name", ["collectives", "ddp_training"])
+@pytest.mark.parametrize("name", ["collectives", "ddp_training", "rooted_and_object_collectives"])
 def test_distributed_program_prints_what_pytorch_prints(tmp_path, name):
     program = PROGRAMS / f"{name}.py"
     expected = re.sub(r"\btorch\b", "ember", launch(program))

@@ -222,3 +222,8 @@ def barrier(group=None, async_op=False, device_ids=None):
     _check_group(group)
     _require_init()
     return _finish(_dist.barrier(bool(async_op)), async_op)
+
+
+from ._composed import (  # noqa: E402,F401
+    all_gather_object, broadcast_object_list, gather, gather_object, reduce, scatter,
+    scatter_object_list)
