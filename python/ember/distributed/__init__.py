@@ -225,5 +225,6 @@ def barrier(group=None, async_op=False, device_ids=None):
 
 
 from ._composed import (  # noqa: E402,F401
-    all_gather_object, broadcast_object_list, gather, gather_object, reduce, scatter,
+    P2POp, all_gather_object, all_to_all, all_to_all_single, batch_isend_irecv,
+    broadcast_object_list, gather, gather_object, get_process_group_ranks, reduce, scatter,
     scatter_object_list)

@@ -149,3 +149,68 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list, s
         [None] * dist.get_world_size()
     broadcast_object_list(objects, src=src, group=group)
     scatter_object_output_list[0] = objects[dist.get_rank()]
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None,
+                      async_op=False):
+    """Rank r's output holds the r-th equal chunk (along dim 0) of every rank's input, in rank
+    order. Uneven splits are not composed from all_gather and are refused."""
+    dist = _api()
+    if output_split_sizes is not None or input_split_sizes is not None:
+        raise NotImplementedError("ember.distributed.all_to_all_single: only equal splits "
+                                  "(output_split_sizes=None, input_split_sizes=None)")
+    world, rank = dist.get_world_size(), dist.get_rank()
+    if input.size(0) % world != 0:
+        raise ValueError(f"all_to_all_single: dim 0 ({input.size(0)}) must divide by the world "
+                         f"size {world}")
+    everything = [_C.empty_like(input) for _ in range(world)]
+    dist.all_gather(everything, input.contiguous(), group=group)
+    chunk = input.size(0) // world
+    output.copy_(_C.cat([t[rank * chunk:(rank + 1) * chunk] for t in everything]))
+    return _done(async_op)
+
+
+def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
+    """output_tensor_list[i] on rank r = input_tensor_list[r] of rank i. Every tensor must have
+    one shape (an all_gather per destination carries them)."""
+    dist = _api()
+    world, rank = dist.get_world_size(), dist.get_rank()
+    if len(input_tensor_list) != world or len(output_tensor_list) != world:
+        raise ValueError("all_to_all: the input and output lists must have world_size tensors")
+    shapes = {tuple(t.shape) for t in list(input_tensor_list) + list(output_tensor_list)}
+    if len(shapes) != 1:
+        raise NotImplementedError("ember.distributed.all_to_all: tensors of different shapes "
+                                  "are not supported")
+    for j in range(world):
+        parts = [_C.empty_like(input_tensor_list[j]) for _ in range(world)]
+        dist.all_gather(parts, input_tensor_list[j].contiguous(), group=group)
+        if j == rank:
+            for out, part in zip(output_tensor_list, parts):
+                out.copy_(part)
+    return _done(async_op)
+
+
+class P2POp:
+    """One point-to-point operation for batch_isend_irecv: op is isend or irecv."""
+
+    def __init__(self, op, tensor, peer, group=None, tag=0):
+        dist = _api()
+        if op not in (dist.isend, dist.irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type "
+                             "``torch.distributed.isend`` or ``torch.distributed.irecv``.")
+        self.op, self.tensor, self.peer, self.group, self.tag = op, tensor, peer, group, tag
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Starts every operation and returns their Work handles, in order."""
+    if not p2p_op_list or not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise RuntimeError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
+                           "``torch.distributed.P2POp``.")
+    return [p.op(p.tensor, p.peer, p.group, p.tag) for p in p2p_op_list]
+
+
+def get_process_group_ranks(group):
+    """The global ranks of `group`: every rank, for the default group (the only one Ember has)."""
+    dist = _api()
+    dist._check_group(group)
+    return list(range(dist.get_world_size()))

@@ -1,5 +1,5 @@
-# Under a launcher with 2 processes: what PyTorch 1.13's Gloo backend lacks (AVG, reduce_scatter)
-# and what only ember can be asked (the GIL is released while a collective waits; a
+# Under a launcher with 2 processes: what PyTorch 1.13's Gloo backend lacks (AVG, reduce_scatter,
+# all_to_all of lists) and what only ember can be asked (the GIL is released while a collective waits; a
 # DistributedSampler takes the group's rank; DDP's errors). Prints "rank R ok" at the end.
 import datetime
 import threading
@@ -27,6 +27,11 @@ assert big.tolist() == [0.0, 0.0, 1.0, 1.0], big
 part = ember.zeros(1)
 dist.reduce_scatter_tensor(part, ember.tensor([1.0, 2.0]) * (rank + 1))
 assert part.tolist() == [3.0 * (rank + 1)], part
+# all_to_all of tensor lists (PyTorch 1.13's Gloo refuses it): output[i] = rank i's input[rank].
+outs = [ember.zeros(2) for _ in range(world)]
+dist.all_to_all(outs, [ember.ones(2) * (10 * rank + j) for j in range(world)])
+assert [o.tolist() for o in outs] == [[float(10 * i + rank)] * 2 for i in range(world)], outs
+
 empty = []
 dist.all_gather(empty, ember.ones(1) * rank)  # an empty list is filled (ember extension)
 assert [e.item() for e in empty] == [0.0, 1.0]

@@ -45,6 +45,21 @@ dist.scatter_object_list(mine, [f"for rank {i}" for i in range(world)] if rank =
                          src=0)
 out.append(f"scatter_object_list {mine}")
 
+# all_to_all_single (PyTorch 1.13's Gloo has it, not all_to_all of lists: ember_only.py checks
+# that one), point-to-point batches and the group's ranks.
+exchanged = torch.zeros(4)
+dist.all_to_all_single(exchanged, torch.arange(4.0) + 10 * rank)
+out.append(f"all_to_all_single {exchanged.tolist()}")
+peer = 1 - rank
+sent = torch.tensor([float(rank)] * 2)
+got = torch.zeros(2)
+works = dist.batch_isend_irecv([dist.P2POp(dist.isend, sent, peer),
+                                dist.P2POp(dist.irecv, got, peer)])
+for w in works:
+    w.wait()
+out.append(f"batch_isend_irecv {got.tolist()}")
+out.append(f"group ranks {dist.get_process_group_ranks(dist.group.WORLD)}")
+
 dist.barrier()
 dist.destroy_process_group()
 print("\n".join(f"rank {rank}: {line}" for line in out), flush=True)
