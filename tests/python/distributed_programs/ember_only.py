@@ -1,6 +1,6 @@
 # Under a launcher with 2 processes: what PyTorch 1.13's Gloo backend lacks (AVG, reduce_scatter,
-# all_to_all of lists) and what only ember can be asked (the GIL is released while a collective waits; a
-# DistributedSampler takes the group's rank; DDP's errors). Prints "rank R ok" at the end.
+# all_to_all of lists) and what only ember can be asked (the GIL is released while a collective
+# waits; a DistributedSampler takes the group's rank; DDP's errors). Prints "rank R ok" at the end.
 import datetime
 import threading
 import time
