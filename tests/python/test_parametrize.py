@@ -113,3 +113,34 @@ def test_errors_match_torch():
             p.register_parametrization(m, "weight", Flatten())
         with pytest.raises(ValueError, match="does not have a parametrization on bias"):
             p.remove_parametrizations(m, "bias")
+
+
+@pytest.mark.parametrize("layer", ["linear", "conv_transpose"])
+def test_spectral_norm_parametrization_matches_torch(layer):
+    import torch.nn.utils.parametrizations as tpz
+    import ember.nn.utils.parametrizations as epz
+    if layer == "linear":
+        make = (lambda: ember.nn.Linear(5, 4), lambda: torch.nn.Linear(5, 4))
+        x = wave(3, 5)
+    else:
+        make = (lambda: ember.nn.ConvTranspose2d(2, 3, 2), lambda: torch.nn.ConvTranspose2d(2, 3, 2))
+        x = wave(2, 2, 3, 3)
+    e, t = make[0](), make[1]()
+    copy_params(e, t)
+    epz.spectral_norm(e, n_power_iterations=2)
+    tpz.spectral_norm(t, n_power_iterations=2)
+    assert list(e.state_dict()) == list(t.state_dict())
+    copy_params(e, t)  # torch's u and v after its 15 initial iterations
+    ex, tx = pair(x)
+    for _ in range(3):
+        close(e(ex), t(tx), rtol=1e-4, atol=1e-5)
+    e(ex).square().sum().backward()
+    t(tx).square().sum().backward()
+    close(e.parametrizations.weight.original.grad, t.parametrizations.weight.original.grad,
+          rtol=1e-4, atol=1e-5)
+    e.eval()
+    t.eval()
+    close(e(ex), t(tx), rtol=1e-4, atol=1e-5)
+    for lib, m in ((ember, e), (torch, t)):
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            (epz if lib is ember else tpz).spectral_norm(m, "bias", dim=1)

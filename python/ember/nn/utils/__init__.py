@@ -1,6 +1,6 @@
 """ember.nn.utils: torch.nn.utils' helpers (rnn: packed sequences; gradient clipping; flattening
 parameters; weight and spectral normalisation; conv/linear + BatchNorm fusion)."""
-from . import parametrize, rnn  # noqa: F401
+from . import parametrizations, parametrize, rnn  # noqa: F401
 from .clip_grad import clip_grad_norm_, clip_grad_value_  # noqa: F401
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from .fusion import (  # noqa: F401
