@@ -453,16 +453,23 @@ print('saved')
   const ember::NamedTensors after = ember::load_pt(dir / "after.pt");
   EXPECT_TRUE(ember::allclose(m->weight, after[0].second, 1e-5, 1e-6));
   EXPECT_TRUE(ember::allclose(m->bias, after[1].second, 1e-5, 1e-6));
-  // An option Ember's Adam does not have, switched on, is named.
-  PtValue changed = *ckpt.get("optimizer");
-  PtValue group = *changed.get("param_groups")->items[0];
-  for (auto& [k, v] : group.entries) {
-    if (k->string == "maximize") v = ember::pt_bool(true);
-  }
-  changed.entries[1].second = ember::pt_list({std::make_shared<const PtValue>(group)});
+  // An option switched on loads when Ember's Adam has it (maximize) and is named when it does
+  // not (capturable).
+  const auto with_option_on = [&](const std::string& option) {
+    PtValue changed = *ckpt.get("optimizer");
+    PtValue group = *changed.get("param_groups")->items[0];
+    for (auto& [k, v] : group.entries) {
+      if (k->string == option) v = ember::pt_bool(true);
+    }
+    changed.entries[1].second = ember::pt_list({std::make_shared<const PtValue>(group)});
+    return changed;
+  };
+  ember::load_pt_optimizer_state(opt, with_option_on("maximize"));
+  EXPECT_TRUE(
+      static_cast<const ember::optim::AdamOptions&>(opt.param_groups()[0].options()).maximize());
   const std::string err = ember::testing::error_of<ember::ValueError>(
-      [&] { ember::load_pt_optimizer_state(opt, changed); });
-  EXPECT_NE(err.find("param_groups.0.maximize is on"), std::string::npos) << err;
+      [&] { ember::load_pt_optimizer_state(opt, with_option_on("capturable")); });
+  EXPECT_NE(err.find("param_groups.0.capturable is on"), std::string::npos) << err;
 }
 
 // State dicts of the module catalogue written by torch.save load strictly into the same Ember
