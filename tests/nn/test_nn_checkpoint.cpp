@@ -157,7 +157,8 @@ TEST(Checkpoint, ActivationsInsideAreNotKept) {
     held[use] = cuda::memory_allocated(dev.index()) - before;
     y.sum().backward();
   }
-  EXPECT_GE(held[0], 10 * activation) << "the plain run keeps the linear and tanh outputs";
+  // The plain run keeps each Tanh's output (saved by it and by the next Linear).
+  EXPECT_GE(held[0], 5 * activation) << "the plain run keeps the layers' activations";
   EXPECT_LE(held[1], 2 * activation) << "the checkpointed run keeps only its output";
 }
 
