@@ -3,6 +3,7 @@
 gradient with respect to a dummy grad_output is linear in it, so differentiating it again gives the
 forward-mode product). `vectorize=True` is accepted and computes the same row by row."""
 from .. import _C
+from . import enable_grad as _enable_grad
 from . import grad as _grad
 
 
@@ -239,12 +240,3 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), H v) for a function returning one element."""
     return _second_order(func, inputs, v, create_graph, strict, "hvp", transpose=True)
-
-
-class _enable_grad:
-    def __enter__(self):
-        self._prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(True)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self._prev)

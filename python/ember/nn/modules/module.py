@@ -454,7 +454,7 @@ class _BackwardHooks:
         if not (_C.is_grad_enabled() and self.input_positions):
             return args
         inputs = [args[i] for i in self.input_positions]
-        with _NoGradScope():
+        with _C_no_grad():
             views = [t.view_as(t) for t in inputs]
         slot = {i: k for k, i in enumerate(positions)}
         requiring = [slot[i] for i in self.input_positions]
@@ -481,7 +481,7 @@ class _BackwardHooks:
         if not positions:
             return out
         tensors = [outs[i] for i in positions]
-        with _NoGradScope():
+        with _C_no_grad():
             views = [t.view_as(t) for t in tensors]
         slot = {i: k for k, i in enumerate(i for i, o in enumerate(outs)
                                             if isinstance(o, _C.Tensor))}
@@ -499,15 +499,6 @@ class _BackwardHooks:
         for i, v in zip(positions, views):
             outs[i] = v
         return outs[0] if single else type(out)(outs)
-
-
-class _NoGradScope:
-    def __enter__(self):
-        self._prev = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
-
-    def __exit__(self, *exc):
-        _C._set_grad_enabled(self._prev)
 
 
 class _Handle:

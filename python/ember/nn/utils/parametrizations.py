@@ -6,11 +6,7 @@ from ... import _C
 from ...autograd import no_grad
 from ..modules.module import Module
 from . import parametrize
-
-
-def _normalized(x, eps):
-    """x / max(||x||, eps) for a vector (F.normalize(x, dim=0, eps=eps))."""
-    return x / (x * x).sum().sqrt().clamp(min=eps)
+from .spectral_norm import _normalized
 
 
 class _SpectralNorm(Module):
