@@ -32,3 +32,6 @@ from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .transformer import (Transformer, TransformerEncoder, TransformerDecoder,  # noqa: F401
                           TransformerEncoderLayer, TransformerDecoderLayer)
+from .lazy import (LazyLinear, LazyConv1d, LazyConv2d, LazyConvTranspose1d,  # noqa: F401
+                   LazyConvTranspose2d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d,
+                   LazyInstanceNorm1d, LazyInstanceNorm2d)

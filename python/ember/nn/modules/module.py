@@ -7,7 +7,7 @@ attribute read; __setattr__/__delattr__ keep the two in step."""
 from collections import OrderedDict, namedtuple
 
 from ... import _C
-from ..parameter import Parameter
+from ..parameter import Parameter, is_lazy
 
 _IncompatibleKeysBase = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -268,10 +268,10 @@ class Module:
             destination = OrderedDict()
         for name, p in self._parameters.items():
             if p is not None:
-                destination[prefix + name] = p if keep_vars else p.detach()
+                destination[prefix + name] = p if keep_vars or is_lazy(p) else p.detach()
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = b if keep_vars else b.detach()
+                destination[prefix + name] = b if keep_vars or is_lazy(b) else b.detach()
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
@@ -281,6 +281,9 @@ class Module:
     def load_state_dict(self, state_dict, strict=True):
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        for name, module in self.named_modules():
+            if hasattr(module, "_lazy_load_hook"):  # a Lazy module takes the loaded shapes
+                module._lazy_load_hook(state_dict, name + "." if name else "")
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -363,7 +366,9 @@ class Module:
                 if p.grad is not None:
                     p.grad = fn(p.grad)
             for name, b in self._buffers.items():
-                if b is not None:
+                if b is not None and is_lazy(b):
+                    b.data = fn(b)  # stays an UninitializedBuffer with the new device or dtype
+                elif b is not None:
                     self._buffers[name] = self.__dict__[name] = fn(b)
         return self
 
