@@ -470,6 +470,13 @@ void def_activations(nb::module_& m) {
       "cosine_similarity",
       [](T a, T b, int64_t dim, double eps) { return cosine_similarity(a, b, dim, eps); }, "x1"_a,
       "x2"_a, "dim"_a = 1, "eps"_a = 1e-8, RG());
+  m.def(
+      "normalize",
+      [](T input, double p, int64_t dim, double eps, OptT out) {
+        return nn::functional::normalize(
+            input, nn::functional::NormalizeFuncOptions().p(p).dim(dim).eps(eps).out(out));
+      },
+      "input"_a, "p"_a = 2.0, "dim"_a = 1, "eps"_a = 1e-12, "out"_a = nb::none(), RG());
 }
 
 void def_losses(nb::module_& m) {

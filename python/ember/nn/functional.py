@@ -1,5 +1,7 @@
 """ember.nn.functional: PyTorch's functional API over the C++ kernels (ember._C._nn) and the
 tensor ops; argument names and defaults are PyTorch 1.13's."""
+import warnings as _warnings
+
 from .. import _C
 from .._C import _nn
 
@@ -35,10 +37,29 @@ instance_norm = _nn.instance_norm
 one_hot = _nn.one_hot
 pad = _nn.pad
 interpolate = _nn.interpolate
+
+
+# PyTorch's deprecated spellings of interpolate, with its warnings.
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    _warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    _warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate "
+                   "instead.")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    _warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate "
+                   "instead.")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 pixel_shuffle = _nn.pixel_shuffle
 pixel_unshuffle = _nn.pixel_unshuffle
 channel_shuffle = _nn.channel_shuffle
 cosine_similarity = _nn.cosine_similarity
+normalize = _nn.normalize
 
 
 def _legacy_reduction(size_average, reduce, reduction):
@@ -147,6 +168,31 @@ def celu(input, alpha=1.0, inplace=False):
 
 def threshold(input, threshold, value, inplace=False):
     return _maybe_inplace(input, _nn.threshold(input, threshold, value), inplace)
+
+
+# The in-place spellings PyTorch's functional module also has.
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, inplace=True)
 
 
 softsign = _nn.softsign
