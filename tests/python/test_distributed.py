@@ -68,6 +68,11 @@ def test_ember_only_collectives_gil_sampler_and_ddp_errors():
     assert sorted(out.split()) == sorted("rank 0 ok rank 1 ok".split())
 
 
+def test_sync_batchnorm_under_ddp_equals_one_process_on_the_whole_batch():
+    out = launch(PROGRAMS / "sync_batchnorm.py")
+    assert sorted(out.split()) == sorted("rank 0 ok rank 1 ok".split())
+
+
 def test_ember_run_starts_python_scripts_with_ember_python(tmp_path):
     script = tmp_path / "show.py"
     script.write_text("import os, sys\nprint(os.environ['RANK'], os.environ['WORLD_SIZE'], "

@@ -35,3 +35,4 @@ from .transformer import (Transformer, TransformerEncoder, TransformerDecoder,  
 from .lazy import (LazyLinear, LazyConv1d, LazyConv2d, LazyConvTranspose1d,  # noqa: F401
                    LazyConvTranspose2d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d,
                    LazyInstanceNorm1d, LazyInstanceNorm2d)
+from .sync_batchnorm import SyncBatchNorm  # noqa: F401
