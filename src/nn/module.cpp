@@ -39,9 +39,11 @@ void swap_in(const Tensor& t, const Tensor& moved) {
   impl->set_sizes_strides(moved.sizes(), moved.strides());
 }
 
+// Every tensor takes the new dtype, integer buffers (num_batches_tracked) included, as libtorch
+// 1.13's C++ Module::to does; Python's Module keeps integer tensors (PyTorch's Python rule).
 Tensor converted(const Tensor& t, std::optional<Device> device, std::optional<ScalarType> dtype,
                  bool non_blocking) {
-  const ScalarType dt = (dtype && t.is_floating_point()) ? *dtype : t.dtype();
+  const ScalarType dt = dtype.value_or(t.dtype());
   return t.to(device.value_or(t.device()), dt, non_blocking);
 }
 

@@ -209,15 +209,13 @@ TEST(NnCompatContainers, ToDtypeConvertsFloatingParametersBuffersAndGradients) {
   EXPECT_EQ(m.bn->running_mean.dtype(), kDouble);
   EXPECT_EQ(m.bn->running_var.dtype(), kDouble);
   EXPECT_EQ(m.bn->weight.dtype(), kDouble);
-  EXPECT_EQ(m.count.dtype(), kLong);  // integer buffers are left alone
-  EXPECT_EQ(m.bn->num_batches_tracked.dtype(), kLong);
-  for (const auto& b : m.named_buffers()) {
-    EXPECT_EQ(b.value().dtype(), b.key().find("count") != std::string::npos ||
-                                         b.key().find("num_batches") != std::string::npos
-                                     ? kLong
-                                     : kDouble)
-        << b.key();
-  }
+  EXPECT_EQ(m.count.dtype(), kDouble);  // integer buffers too, as in libtorch 1.13's C++
+  EXPECT_EQ(m.bn->num_batches_tracked.dtype(), kDouble);
+  for (const auto& b : m.named_buffers()) EXPECT_EQ(b.value().dtype(), kDouble) << b.key();
+  // The batch count still counts once it is a double, and momentum=None still reads it.
+  m.bn->train();
+  m.bn->forward(ones({3, 2}, kDouble));
+  EXPECT_EQ(m.bn->num_batches_tracked.item<double>(), 1.0);
   m.to(kHalf);
   EXPECT_EQ(m.running.dtype(), kHalf);
   EXPECT_EQ(m.bn->running_var.dtype(), kHalf);

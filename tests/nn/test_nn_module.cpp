@@ -155,7 +155,7 @@ TEST(NnModule, ToDtypeKeepsHandlesValid) {
   EXPECT_TRUE(allclose(w.grad(), g_before.to(kDouble)));
   EXPECT_TRUE(allclose(w, before.to(kDouble)));
   EXPECT_EQ(net->bn->running_mean.dtype(), kDouble);
-  EXPECT_EQ(nbt.dtype(), kLong);  // integer buffers keep their dtype
+  EXPECT_EQ(nbt.dtype(), kDouble);  // integer buffers too, as libtorch's C++ Module::to
   // The moved model trains in the new dtype, accumulating into the same handles.
   net->zero_grad();
   EXPECT_FALSE(w.grad().defined());
