@@ -103,6 +103,16 @@ EMBER_API Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
 EMBER_API ScalarType result_type(const Tensor& a, const Tensor& b);
 EMBER_API ScalarType result_type(const Tensor& a, const Scalar& b);
 
+// ---- random sampling (the default generator; src/ops/random_sampling.cpp) ----
+// 0 or 1 with probability p (elementwise), in p's dtype.
+EMBER_API Tensor bernoulli(const Tensor& p);
+// 0 or 1 with probability p, in self's shape and dtype.
+EMBER_API Tensor bernoulli(const Tensor& self, double p);
+// Normal draws with elementwise means and standard deviations (broadcast).
+EMBER_API Tensor normal(const Tensor& mean, const Tensor& std);
+EMBER_API Tensor normal(const Tensor& mean, double std = 1);
+EMBER_API Tensor normal(double mean, const Tensor& std);
+
 // ---- linear algebra ----
 EMBER_API Tensor matmul(const Tensor& a, const Tensor& b);
 EMBER_API Tensor mm(const Tensor& a, const Tensor& b);
@@ -119,6 +129,16 @@ EMBER_API Tensor mean(const Tensor& a, std::optional<ScalarType> dtype = std::nu
 EMBER_API Tensor mean(const Tensor& a, IntArrayRef dims, bool keepdim = false,
                       std::optional<ScalarType> dtype = std::nullopt);
 EMBER_API Tensor prod(const Tensor& a);
+EMBER_API Tensor prod(const Tensor& a, int64_t dim, bool keepdim = false,
+                      std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor all(const Tensor& a);
+EMBER_API Tensor all(const Tensor& a, int64_t dim, bool keepdim = false);
+EMBER_API Tensor any(const Tensor& a);
+EMBER_API Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);
+// The vector p-norm over `dim` (every dim when empty); p unset is 2, inf and -inf the largest and
+// smallest magnitude, 0 the count of non-zeros.
+EMBER_API Tensor norm(const Tensor& a, const std::optional<Scalar>& p, IntArrayRef dim,
+                      bool keepdim = false);
 EMBER_API Tensor max(const Tensor& a);
 EMBER_API std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
 EMBER_API Tensor min(const Tensor& a);

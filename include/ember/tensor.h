@@ -241,6 +241,8 @@ class EMBER_API Tensor {
   Tensor mean(IntArrayRef dims, bool keepdim = false,
               std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor prod() const;
+  Tensor prod(int64_t dim, bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
@@ -252,6 +254,7 @@ class EMBER_API Tensor {
   Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
   Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
   Tensor norm(const Scalar& p = 2) const;
+  Tensor norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim = false) const;
   Tensor softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   Tensor log_softmax(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   bool allclose(const Tensor& o, double rtol = 1e-5, double atol = 1e-8,
@@ -294,7 +297,9 @@ class EMBER_API Tensor {
   }
   bool equal(const Tensor& o) const;
   Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
   Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
 
   // ---- in place ----
   // const, as libtorch's: a Tensor is a handle, and writing through it does not change the handle
@@ -306,6 +311,19 @@ class EMBER_API Tensor {
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor& uniform_(double from = 0, double to = 1) const;
   Tensor& normal_(double mean = 0, double std = 1) const;
+  // Further distributions, drawn from the same generator (src/ops/random_sampling.cpp).
+  Tensor& exponential_(double lambd = 1) const;
+  Tensor& geometric_(double p) const;
+  Tensor& cauchy_(double median = 0, double sigma = 1) const;
+  Tensor& log_normal_(double mean = 1, double std = 2) const;
+  Tensor& bernoulli_(double p = 0.5) const;
+  Tensor& bernoulli_(const Tensor& p) const;
+  // Integers in [from, to); to unset: up to the largest integer the dtype holds exactly.
+  Tensor& random_(int64_t from, std::optional<int64_t> to) const;
+  Tensor& random_(int64_t to) const;
+  Tensor& random_() const;
+  Tensor bernoulli() const;
+  Tensor bernoulli(double p) const;
 
   // ---- autograd ----
   bool requires_grad() const;

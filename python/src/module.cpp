@@ -18,6 +18,7 @@ NB_MODULE(_C, m) {
   init_ops_linalg(m, cls);
   init_ops_shape(m, cls);
   init_ops_elementwise_table(m, cls);
+  init_ops_random(m, cls);
   init_factories(m);
   init_numpy(m, cls);
   init_autograd(m);

@@ -131,16 +131,48 @@ void def_dim_reductions(nb::module_& m, nb::class_<Tensor>& cls) {
   both(m, cls, "argmin", argmin, "dim"_a = nb::none(), "keepdim"_a = false);
 }
 
-// prod, all, any and norm of the whole tensor.
+// prod, all and any of the whole tensor or along one dim; norm over all dims or some.
 void def_whole_tensor(nb::module_& m, nb::class_<Tensor>& cls) {
   both(
-      m, cls, "prod", [](T t) { return t.prod(); }, RG());
+      m, cls, "prod",
+      [](T t, std::optional<int64_t> dim, bool keepdim, nb::handle dtype) {
+        auto dt = dtype_arg(dtype);
+        nb::gil_scoped_release release;
+        if (dim) return t.prod(*dim, keepdim, dt);
+        return dt ? t.to(*dt).prod() : t.prod();
+      },
+      "dim"_a = nb::none(), "keepdim"_a = false, nb::kw_only(), "dtype"_a = nb::none());
   both(
-      m, cls, "all", [](T t) { return t.all(); }, RG());
+      m, cls, "all",
+      [](T t, std::optional<int64_t> dim, bool keepdim) {
+        return dim ? t.all(*dim, keepdim) : t.all();
+      },
+      "dim"_a = nb::none(), "keepdim"_a = false, RG());
   both(
-      m, cls, "any", [](T t) { return t.any(); }, RG());
+      m, cls, "any",
+      [](T t, std::optional<int64_t> dim, bool keepdim) {
+        return dim ? t.any(*dim, keepdim) : t.any();
+      },
+      "dim"_a = nb::none(), "keepdim"_a = false, RG());
+  // p: a number, inf, or 'fro' (the 2-norm over the dims, as PyTorch 1.13 computes it).
   both(
-      m, cls, "norm", [](T t, S p) { return t.norm(p); }, "p"_a = 2, RG());
+      m, cls, "norm",
+      [](T t, nb::handle p, nb::handle dim, bool keepdim, nb::handle dtype) {
+        std::optional<Scalar> pv;
+        if (nb::isinstance<nb::str>(p)) {
+          const std::string name = nb::cast<std::string>(p);
+          EMBER_CHECK(name == "fro", NotImplementedError, "norm(): p='", name,
+                      "' is not supported by Ember (only 'fro' and numbers)");
+        } else if (!p.is_none()) {
+          pv = nb::cast<double>(p);
+        }
+        auto dims = dims_arg(dim);
+        auto dt = dtype_arg(dtype);
+        nb::gil_scoped_release release;
+        const Tensor x = dt ? t.to(*dt) : t;
+        return x.norm(pv, dims ? IntArrayRef(*dims) : IntArrayRef(), keepdim);
+      },
+      "p"_a = "fro", "dim"_a = nb::none(), "keepdim"_a = false, "dtype"_a = nb::none());
 }
 
 // var and std with PyTorch 1.13's arguments (var_mean and std_mean are functions only), amax,

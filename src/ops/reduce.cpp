@@ -224,8 +224,8 @@ Tensor var_impl(const Tensor& a, IntArrayRef dims, int64_t correction, bool keep
   return x.dtype() == a.dtype() ? v : v.to(a.dtype());
 }
 
-Tensor logical_reduce(const Tensor& a, bool is_all) {
-  ReducePlan p = plan_reduce(a, {}, false, is_all ? "all" : "any");
+Tensor logical_reduce(const Tensor& a, bool is_all, IntArrayRef dims = {}, bool keepdim = false) {
+  ReducePlan p = plan_reduce(a, dims, keepdim, is_all ? "all" : "any");
   // uint8 inputs give uint8 results, as in PyTorch.
   return reduce_into(is_all ? ReduceOp::All : ReduceOp::Any, a, p,
                      a.dtype() == kByte ? kByte : kBool);
@@ -276,6 +276,35 @@ Tensor prod(const Tensor& a) {
                        // One zero: its gradient is the product of all the other elements.
                        Tensor others = prod(where(zero, Scalar(1), x));
                        return variable_list{where(zero, g[0] * others, Scalar(0))};
+                     });
+  }
+  return out;
+}
+
+// Over one dim, with a gradient that needs no host sync and is exact with zeros: the product of
+// the other elements is the exclusive cumulative product from the left times the one from the
+// right.
+Tensor prod(const Tensor& a, int64_t dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (dtype && *dtype != a.dtype()) return prod(a.to(*dtype), dim, keepdim);
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::prod, a);
+    return prod(ac.cast(a), dim, keepdim);
+  }
+  const int64_t d = wrap_dim(dim, a.dim(), "prod");
+  ReducePlan p = plan_reduce(a, {d}, keepdim, "prod");
+  const ScalarType rt = is_integral(a.dtype(), true) ? kLong : a.dtype();
+  Tensor out = reduce_into(ReduceOp::Prod, a, p, rt);
+  if (autograd::needs_grad({a})) {
+    autograd::record("ProdBackward1", out, {a},
+                     [sa = SavedTensor(a), keep = p.keep, d](const variable_list& g) {
+                       Tensor x = sa.unpack();
+                       if (x.dim() == 0) return variable_list{g[0]};
+                       const int64_t n = x.size(d);
+                       Tensor one = ones_like(x.narrow(d, 0, 1));
+                       Tensor left = cat({one, cumprod(x.narrow(d, 0, n - 1), d)}, d);
+                       Tensor xr = flip(x, {d});
+                       Tensor right = flip(cat({one, cumprod(xr.narrow(d, 0, n - 1), d)}, d), {d});
+                       return variable_list{g[0].reshape(keep) * left * right};
                      });
   }
   return out;
@@ -445,45 +474,81 @@ bool Tensor::allclose(const Tensor& o, double rtol, double atol, bool equal_nan)
 bool Tensor::equal(const Tensor& o) const {
   return ember::equal(*this, o);
 }
+Tensor all(const Tensor& a) {
+  return logical_reduce(a, true);
+}
+Tensor any(const Tensor& a) {
+  return logical_reduce(a, false);
+}
+Tensor all(const Tensor& a, int64_t dim, bool keepdim) {
+  return logical_reduce(a, true, {wrap_dim(dim, a.dim(), "all")}, keepdim);
+}
+Tensor any(const Tensor& a, int64_t dim, bool keepdim) {
+  return logical_reduce(a, false, {wrap_dim(dim, a.dim(), "any")}, keepdim);
+}
 Tensor Tensor::all() const {
-  return logical_reduce(*this, true);
+  return ember::all(*this);
 }
 Tensor Tensor::any() const {
-  return logical_reduce(*this, false);
+  return ember::any(*this);
+}
+Tensor Tensor::all(int64_t dim, bool keepdim) const {
+  return ember::all(*this, dim, keepdim);
+}
+Tensor Tensor::any(int64_t dim, bool keepdim) const {
+  return ember::any(*this, dim, keepdim);
+}
+Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<ScalarType> dtype) const {
+  return ember::prod(*this, dim, keepdim, dtype);
 }
 
-// Vector p-norm over all elements (Frobenius for p = 2).
-Tensor Tensor::norm(const Scalar& p) const {
-  if (amp::autocast_applies(*this)) {
-    amp::AutocastScope ac(amp::AutocastOp::norm, *this);
-    return ac.cast(*this).norm(p);
+// The vector p-norm over `dims` (all elements when empty; Frobenius for p = 2).
+Tensor norm(const Tensor& a, const std::optional<Scalar>& p_opt, IntArrayRef dims, bool keepdim) {
+  if (amp::autocast_applies(a)) {
+    amp::AutocastScope ac(amp::AutocastOp::norm, a);
+    return norm(ac.cast(a), p_opt, dims, keepdim);
   }
-  EMBER_CHECK(ember::is_floating_point(dtype()), TypeError,
+  EMBER_CHECK(ember::is_floating_point(a.dtype()), ValueError,
               "norm(): input dtype should be either floating point or complex. Got ",
-              to_string(dtype()), " instead.");
+              to_string(a.dtype()), " instead.");
+  const Scalar p = p_opt.value_or(Scalar(2.0));
   const double pv = p.toDouble();
-  const Tensor& a = *this;
+  DimVector wrapped;
+  for (int64_t d : dims) wrapped.push_back(wrap_dim(d, a.dim(), "norm"));
+  const IntArrayRef rd(wrapped);
   if (pv == 2.0) {
     const Tensor x = is_reduced_precision(a.dtype()) ? a.to(kFloat) : a;
+    ReducePlan plan = plan_reduce(x, rd, keepdim, "norm");
     Tensor out;
     {
       NoGradGuard no_grad;
-      out = ember::sqrt(ember::sum(x * x));
+      out = ember::sqrt(ember::sum(x * x, rd, keepdim));
     }
     if (autograd::needs_grad({x})) {
       // d|x|/dx = x / |x|, and 0 at x = 0 (as PyTorch) rather than 0/0.
-      autograd::record("NormBackward1", out, {x},
-                       [sx = SavedTensor(x), so = SavedTensor(out, true)](const variable_list& g) {
-                         Tensor n = so.unpack();
-                         return variable_list{sx.unpack() * where(n.eq(0), Scalar(0.0), g[0] / n)};
-                       });
+      autograd::record(
+          "NormBackward1", out, {x},
+          [sx = SavedTensor(x), so = SavedTensor(out, true),
+           keep = plan.keep](const variable_list& g) {
+            Tensor n = so.unpack().reshape(keep);
+            return variable_list{sx.unpack() * where(n.eq(0), Scalar(0.0), g[0].reshape(keep) / n)};
+          });
     }
     return x.dtype() == a.dtype() ? out : out.to(a.dtype());
   }
-  if (std::isinf(pv)) return pv > 0 ? ember::abs(a).amax() : ember::abs(a).amin();
-  if (pv == 0.0) return a.ne(0).sum().to(a.dtype());
-  if (pv == 1.0) return ember::abs(a).sum();
-  return ember::pow(ember::sum(ember::pow(ember::abs(a), p)), 1.0 / pv);
+  if (std::isinf(pv)) {
+    return pv > 0 ? ember::abs(a).amax(rd, keepdim) : ember::abs(a).amin(rd, keepdim);
+  }
+  if (pv == 0.0) return a.ne(0).sum(rd, keepdim).to(a.dtype());
+  if (pv == 1.0) return ember::abs(a).sum(rd, keepdim);
+  return ember::pow(ember::sum(ember::pow(ember::abs(a), p), rd, keepdim), 1.0 / pv);
+}
+
+Tensor Tensor::norm(const Scalar& p) const {
+  return ember::norm(*this, p, {}, false);
+}
+Tensor Tensor::norm(const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) const {
+  return ember::norm(*this, p, dim, keepdim);
 }
 
 }  // namespace ember

@@ -1,6 +1,8 @@
 // The rows of the reductions (sum ... norm, logsumexp, softmax), sorting and scans, and the
 // contractions (mm, matmul, bmm, addmm, outer, einsum). Inputs are small: finite differences
 // evaluate the op twice per element.
+#include <limits>
+
 #include "ember/autograd.h"
 #include "ember/tensor_data.h"
 #include "ops/op_row_helpers.h"
@@ -30,6 +32,13 @@ std::vector<OpInfo> reduction_rows() {
        OP(a.mean({1}, false, kDouble)),
        "a.mean(1, dtype=torch.float64)"},
       {"prod", {F({2, 3}, kPos)}, OP(ember::prod(a)), "torch.prod(a)", true},
+      {"prod_dim", {F({2, 3, 4})}, OP(ember::prod(a, 1)), "torch.prod(a, 1)", true},
+      {"prod_dim_keepdim_dtype",
+       {F({3, 4})},
+       OP(a.prod(-1, true, kDouble)),
+       "a.prod(-1, True, dtype=torch.float64)",
+       true},
+      {"prod_dim_int64", {T({3, 4}, kLong)}, OP(ember::prod(a, 0)), "torch.prod(a, 0)"},
       {"max", {F({3, 4})}, OP(ember::max(a)), "torch.max(a)", true},
       {"min", {F({3, 4})}, OP(ember::min(a)), "torch.min(a)", true},
       {"max_int64", {T({3, 4}, kLong)}, OP(a.max()), "a.max()"},
@@ -71,6 +80,23 @@ std::vector<OpInfo> reduction_rows() {
       {"std", {F({3, 4})}, OP(a.std({0})), "a.std([0])", true},
       {"norm", {F({3, 4})}, OP(a.norm()), "a.norm()", true},
       {"norm_1", {F({3, 4}, kAway)}, OP(a.norm(1)), "a.norm(1)", true},
+      {"norm_dim", {F({3, 4, 5})}, OP(ember::norm(a, 2, {1})), "torch.norm(a, 2, [1])", true},
+      {"norm_dims_keepdim",
+       {F({3, 4, 5}, kAway)},
+       OP(a.norm(3, {0, 2}, true)),
+       "a.norm(3, [0, 2], True)",
+       true},
+      {"norm_dim_1", {F({3, 4}, kAway)}, OP(a.norm(1, {-1})), "a.norm(1, [-1])", true},
+      {"norm_dim_inf",
+       {F({3, 4})},
+       OP(a.norm(std::numeric_limits<double>::infinity(), {0})),
+       "a.norm(float('inf'), [0])",
+       true},
+      {"norm_dim_default_p",
+       {F({2, 5})},
+       OP(ember::norm(a, std::nullopt, {1}, true)),
+       "torch.norm(a, None, [1], True)",
+       true},
       also({"logsumexp",
             {F({3, 4, 5})},
             OP(ember::logsumexp(a, {1})),
@@ -161,6 +187,9 @@ std::vector<OpInfo> reduction_rows() {
        kMmAtol},
       {"all", {B({3, 4})}, OP(a.all()), "a.all()"},
       {"any", {B({3, 4})}, OP(a.any()), "a.any()"},
+      {"all_dim", {B({3, 4})}, OP(ember::all(a, 1)), "torch.all(a, 1)"},
+      {"any_dim_keepdim", {B({3, 4, 2})}, OP(a.any(0, true)), "a.any(0, True)"},
+      {"all_dim_float", {F({3, 4})}, OP(a.all(-1)), "a.all(-1)"},
 
       // ---- matmul family ----
       {"mm", {F({3, 4}), F({4, 5})}, OP(ember::mm(a, b)), "torch.mm(a, b)", true, kMmRtol, kMmAtol},

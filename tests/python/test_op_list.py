@@ -35,8 +35,9 @@ NOT_OPS = {
     "set_autocast_enabled", "set_autocast_gpu_dtype", "set_default_dtype",
     # I/O
     "load", "save",
-    # random draws, no value to compare (tests/core/test_multinomial.cpp, test_bindings.py)
-    "multinomial",
+    # random draws, no value to compare (tests/core/test_multinomial.cpp, test_bindings.py,
+    # tests/core/test_random_sampling.cpp, test_reductions_over_dims_and_sampling.py)
+    "multinomial", "bernoulli", "normal",
 }
 
 # Python spellings whose rows are under another name (as kExempt of test_op_coverage.cpp).
