@@ -471,6 +471,24 @@ void def_activations(nb::module_& m) {
       [](T a, T b, int64_t dim, double eps) { return cosine_similarity(a, b, dim, eps); }, "x1"_a,
       "x2"_a, "dim"_a = 1, "eps"_a = 1e-8, RG());
   m.def(
+      "grid_sample",
+      [](T input, T grid, const std::string& mode, const std::string& padding, bool align) {
+        nn::functional::GridSampleFuncOptions o;
+        o.align_corners(align);
+        if (mode == "nearest") o.mode(kNearest);
+        if (padding == "border") o.padding_mode(kBorder);
+        if (padding == "reflection") o.padding_mode(kReflection);
+        nb::gil_scoped_release release;
+        return nn::functional::grid_sample(input, grid, o);
+      },
+      "input"_a, "grid"_a, "mode"_a, "padding_mode"_a, "align_corners"_a);
+  m.def(
+      "affine_grid",
+      [](T theta, const std::vector<int64_t>& size, bool align) {
+        return nn::functional::affine_grid(theta, size, align);
+      },
+      "theta"_a, "size"_a, "align_corners"_a, RG());
+  m.def(
       "normalize",
       [](T input, double p, int64_t dim, double eps, OptT out) {
         return nn::functional::normalize(

@@ -322,6 +322,18 @@ std::vector<OpInfo> nn_rows() {
                                              .align_corners(false))),
        "F.interpolate(a, size=(5, 6), mode='bilinear', align_corners=False)",
        true},
+      {"affine_grid",
+       {F({2, 2, 3})},
+       OP(nn::functional::affine_grid(a, {2, 1, 3, 4}, false)),
+       "F.affine_grid(a, [2, 1, 3, 4], align_corners=False)",
+       true},
+      // Not differentiated here: bilinear weights have kinks at whole pixel positions, where
+      // finite differences mislead; tests/nn/test_nn_vision.cpp checks both gradients vs PyTorch.
+      {"grid_sample_bilinear_border",
+       {F({1, 2, 3, 4}), F({1, 2, 5, 2})},
+       OP(nn::functional::grid_sample(
+           a, b, nn::functional::GridSampleFuncOptions().padding_mode(kBorder))),
+       "F.grid_sample(a, b, padding_mode='border', align_corners=False)"},
       {"normalize", {F({3, 4}, kAway)}, OP(nn::functional::normalize(a)), "F.normalize(a)", true},
       {"cosine_similarity",
        {F({3, 4}, kAway), F({3, 4}, kAway)},

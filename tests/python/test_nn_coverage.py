@@ -61,3 +61,29 @@ def test_python_table_lists_exactly_the_missing_torch_nn_modules():
     listed = table("Python modules of PyTorch 1.13 not yet in ember.nn")
     assert sorted(missing - listed) == [], "missing from ember.nn and not listed in docs/nn.md"
     assert sorted(listed - missing) == [], "listed in docs/nn.md but ember.nn has them"
+
+
+# Public names of torch.nn.functional that are not functions of the API: typing re-exports and
+# PyTorch's own __torch_function__ and argument-parsing helpers.
+NOT_FUNCTIONAL_OPS = {"Callable", "DType", "List", "Optional", "Tensor", "Tuple", "Union",
+                      "assert_int_or_pair", "boolean_dispatch", "handle_torch_function",
+                      "has_torch_function", "has_torch_function_unary",
+                      "has_torch_function_variadic"}
+
+
+def torch_functional_names():
+    import inspect
+    names = {n for n in dir(torch.nn.functional) if not n.startswith("_") and
+             callable(getattr(torch.nn.functional, n)) and
+             not inspect.ismodule(getattr(torch.nn.functional, n))}
+    assert len(names) > 100, "torch.nn.functional was not read"
+    return names - NOT_FUNCTIONAL_OPS
+
+
+def test_functional_table_lists_exactly_the_missing_torch_functions():
+    import ember.nn.functional as F
+    missing = {n for n in torch_functional_names() if not hasattr(F, n)}
+    listed = table("Functions of torch.nn.functional not yet in ember.nn.functional")
+    assert sorted(missing - listed) == [], ("missing from ember.nn.functional and not listed in "
+                                            "docs/nn.md")
+    assert sorted(listed - missing) == [], "listed in docs/nn.md but ember.nn.functional has them"

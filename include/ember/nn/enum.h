@@ -35,6 +35,8 @@ EMBER_ENUM_TAG(kConstant, "constant")
 EMBER_ENUM_TAG(kReflect, "reflect")
 EMBER_ENUM_TAG(kReplicate, "replicate")
 EMBER_ENUM_TAG(kCircular, "circular")
+EMBER_ENUM_TAG(kBorder, "border")
+EMBER_ENUM_TAG(kReflection, "reflection")
 EMBER_ENUM_TAG(kNearest, "nearest")
 EMBER_ENUM_TAG(kNearestExact, "nearest-exact")
 EMBER_ENUM_TAG(kBilinear, "bilinear")
@@ -72,6 +74,8 @@ constexpr enumtype::kConstant kConstant{};
 constexpr enumtype::kReflect kReflect{};
 constexpr enumtype::kReplicate kReplicate{};
 constexpr enumtype::kCircular kCircular{};
+constexpr enumtype::kBorder kBorder{};
+constexpr enumtype::kReflection kReflection{};
 constexpr enumtype::kNearest kNearest{};
 constexpr enumtype::kNearestExact kNearestExact{};
 constexpr enumtype::kBilinear kBilinear{};

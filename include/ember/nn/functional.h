@@ -23,6 +23,7 @@
 #include "ember/nn/options/pooling.h"
 #include "ember/nn/options/transformer.h"
 #include "ember/nn/options/upsampling.h"
+#include "ember/nn/options/vision.h"
 #include "ember/ops.h"
 
 namespace ember::nn {
@@ -302,6 +303,14 @@ inline Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& opti
 
 // input / max(||input||_p over dim, eps).
 EMBER_API Tensor normalize(const Tensor& input, NormalizeFuncOptions options = {});
+
+// The sampling grid of a batch of affine maps: theta [N, 2, 3] for size [N, C, H, W] gives
+// [N, H, W, 2]; theta [N, 3, 4] for size [N, C, D, H, W] gives [N, D, H, W, 3] (x first).
+EMBER_API Tensor affine_grid(const Tensor& theta, IntArrayRef size, bool align_corners = false);
+// input [N, C, H, W] sampled at grid [N, Ho, Wo, 2] (x, y in [-1, 1]) -> [N, C, Ho, Wo]; 5-D input
+// with a [N, Do, Ho, Wo, 3] grid samples a volume.
+EMBER_API Tensor grid_sample(const Tensor& input, const Tensor& grid,
+                             const GridSampleFuncOptions& options = {});
 
 inline Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options) {
   return ember::pixel_shuffle(input, options.upscale_factor());

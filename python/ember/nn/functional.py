@@ -14,6 +14,24 @@ conv1d = _nn.conv1d
 conv2d = _nn.conv2d
 conv_transpose1d = _nn.conv_transpose1d
 conv_transpose2d = _nn.conv_transpose2d
+
+
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-D convolution over time-major input [time, batch, channels] with a weight of
+    [kernel, in_channels, out_channels] (PyTorch's conv_tbc), written as conv1d."""
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    out = _nn.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return out.permute(2, 0, 1)
 adaptive_avg_pool2d = _nn.adaptive_avg_pool2d
 adaptive_avg_pool1d = _nn.adaptive_avg_pool1d
 avg_pool1d = _nn.avg_pool1d
@@ -39,6 +57,54 @@ pad = _nn.pad
 interpolate = _nn.interpolate
 
 
+_ALIGN_CORNERS_WARNING = (
+    "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+    "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+    "documentation of grid_sample for details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Samples input [N, C, H, W] (or a volume) at the grid's [-1, 1] coordinates."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if mode == "bicubic":
+        raise NotImplementedError("nn.functional.grid_sample(): mode='bicubic' is not supported "
+                                  "by Ember (bilinear and nearest are)")
+    if align_corners is None:
+        _warnings.warn(_ALIGN_CORNERS_WARNING)
+        align_corners = False
+    return _nn.grid_sample(input, grid, mode, padding_mode, align_corners)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The [N, H, W, 2] (or [N, D, H, W, 3]) sampling grid of a batch of affine matrices."""
+    if align_corners is None:
+        _warnings.warn(_ALIGN_CORNERS_WARNING)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    if len(size) in (4, 5):
+        k = len(size) - 2
+        if theta.dim() != 3 or theta.shape[-2] != k or theta.shape[-1] != k + 1:
+            raise ValueError(f"Expected a batch of {k}D affine matrices of shape Nx{k}x{k + 1} "
+                             f"for size {size}. Got {theta.shape}.")
+    else:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D "
+                                  f"affine transforms, respectively. Got size {size}.")
+    if align_corners and min(size[2:]) == 1:
+        _warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size "
+                       "grids when align_corners=True. This is not an intended use case of "
+                       "affine_grid. See the documentation of affine_grid for details.")
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return _nn.affine_grid(theta, size, align_corners)
+
+
 # PyTorch's deprecated spellings of interpolate, with its warnings.
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     _warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.")
@@ -58,6 +124,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 pixel_shuffle = _nn.pixel_shuffle
 pixel_unshuffle = _nn.pixel_unshuffle
 channel_shuffle = _nn.channel_shuffle
+native_channel_shuffle = _nn.channel_shuffle
 cosine_similarity = _nn.cosine_similarity
 normalize = _nn.normalize
 
@@ -346,6 +413,44 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 # ---- the margin, ranking, embedding and count losses ----
 pairwise_distance = _nn.pairwise_distance
+
+
+def pdist(input, p=2):
+    """The p-norm distance between every pair of rows i < j of a 2-D input, in row-major pair
+    order (PyTorch's pdist), gathered with index_select so it runs and differentiates on every
+    device."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    first = [i for i in range(n) for _ in range(i + 1, n)]
+    second = [j for i in range(n) for j in range(i + 1, n)]
+    if not first:
+        return _C.empty(0, dtype=input.dtype, device=input.device)
+    from .. import tensor
+    rows = tensor(first, device=input.device)
+    cols = tensor(second, device=input.device)
+    diff = input.index_select(0, rows) - input.index_select(0, cols)
+    return diff.norm(p, dim=1)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax distribution (PyTorch's recipe): softmax((logits + g) /
+    tau) with g = -log(Exponential(1)); with hard=True the one-hot of its maximum in the forward
+    and the soft sample's gradient in the backward (straight through)."""
+    if eps != 1e-10:
+        _warnings.warn("`eps` parameter is deprecated and has no effect.")
+    gumbels = -_C.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    positions = _C.arange(y_soft.shape[dim], device=y_soft.device)
+    shape = [1] * y_soft.dim()
+    shape[dim] = y_soft.shape[dim]
+    y_hard = (positions.reshape(shape) == index).to(y_soft.dtype)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
