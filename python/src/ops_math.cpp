@@ -4,7 +4,7 @@
 // searches and counts (searchsorted, bucketize, bincount, histc, unique, unique_consecutive) and
 // the vector products (mv, dot, vdot, addmv, baddbmm, addbmm, matrix_power), with PyTorch
 // 1.13's keywords; and the scalar-first spellings xlogy(2, t) and float_power(2, t) of two op
-// table rows. Kernels run without the GIL.
+// table rows, and heaviside's `values` keyword. Kernels run without the GIL.
 #include "common.h"
 
 namespace ember::python {
@@ -49,8 +49,8 @@ void def_elementwise(nb::module_& m, nb::class_<Tensor>& cls) {
                     ArgumentTypeError,
                     "isin(): at least one of elements and test_elements must be a Tensor");
         Tensor e = nb::isinstance<Tensor>(elements) ? nb::cast<Tensor>(elements) : Tensor();
-        Tensor t = nb::isinstance<Tensor>(test_elements) ? nb::cast<Tensor>(test_elements)
-                                                         : Tensor();
+        Tensor t =
+            nb::isinstance<Tensor>(test_elements) ? nb::cast<Tensor>(test_elements) : Tensor();
         if (!e.defined()) e = tensor_or_scalar(elements, t);
         if (!t.defined()) t = tensor_or_scalar(test_elements, e);
         nb::gil_scoped_release release;
@@ -58,6 +58,12 @@ void def_elementwise(nb::module_& m, nb::class_<Tensor>& cls) {
       },
       "elements"_a, "test_elements"_a, nb::kw_only(), "assume_unique"_a = false,
       "invert"_a = false);
+  // heaviside's second argument is `values` in PyTorch (the table binds it positionally as
+  // `other`): heaviside(x, values=v) and x.heaviside(values=v).
+  m.def(
+      "heaviside", [](T a, T values) { return heaviside(a, values); }, "input"_a, "values"_a, RG());
+  cls.def(
+      "heaviside", [](T a, T values) { return a.heaviside(values); }, "values"_a, RG());
   // The scalar-first forms of two table ops: the scalar takes the dtype promotion gives it.
   m.def(
       "xlogy",
@@ -79,12 +85,14 @@ void def_statistics(nb::module_& m, nb::class_<Tensor>& cls) {
         return pair_without_gil("aminmax", [&] { return t.aminmax(dim, keepdim); });
       },
       nb::kw_only(), "dim"_a = nb::none(), "keepdim"_a = false);
-  both(m, cls, "cummax", [](T t, int64_t dim) {
-    return pair_without_gil("cummax", [&] { return t.cummax(dim); });
-  }, "dim"_a);
-  both(m, cls, "cummin", [](T t, int64_t dim) {
-    return pair_without_gil("cummin", [&] { return t.cummin(dim); });
-  }, "dim"_a);
+  both(
+      m, cls, "cummax",
+      [](T t, int64_t dim) { return pair_without_gil("cummax", [&] { return t.cummax(dim); }); },
+      "dim"_a);
+  both(
+      m, cls, "cummin",
+      [](T t, int64_t dim) { return pair_without_gil("cummin", [&] { return t.cummin(dim); }); },
+      "dim"_a);
   both(
       m, cls, "logcumsumexp", [](T t, int64_t dim) { return t.logcumsumexp(dim); }, "dim"_a, RG());
   both(
@@ -100,9 +108,8 @@ void def_statistics(nb::module_& m, nb::class_<Tensor>& cls) {
       return ignore_nan ? t.nanmedian() : t.median();
     };
     auto along = [ignore_nan, name](T t, int64_t dim, bool keepdim) {
-      return pair_without_gil(name, [&] {
-        return ignore_nan ? t.nanmedian(dim, keepdim) : t.median(dim, keepdim);
-      });
+      return pair_without_gil(
+          name, [&] { return ignore_nan ? t.nanmedian(dim, keepdim) : t.median(dim, keepdim); });
     };
     both(m, cls, name, whole);
     both(m, cls, name, along, "dim"_a, "keepdim"_a = false);
@@ -146,11 +153,11 @@ void def_statistics(nb::module_& m, nb::class_<Tensor>& cls) {
         "y"_a, "x"_a = nb::none(), nb::kw_only(), "dx"_a = nb::none(), "dim"_a = -1, RG());
   }
   m.def(
-      "trapz", [](T y, T x, int64_t dim) { return trapz(y, x, dim); }, "y"_a, "x"_a,
-      nb::kw_only(), "dim"_a = -1, RG());
+      "trapz", [](T y, T x, int64_t dim) { return trapz(y, x, dim); }, "y"_a, "x"_a, nb::kw_only(),
+      "dim"_a = -1, RG());
   m.def(
-      "trapz", [](T y, double dx, int64_t dim) { return trapz(y, dx, dim); }, "y"_a,
-      nb::kw_only(), "dx"_a = 1.0, "dim"_a = -1, RG());
+      "trapz", [](T y, double dx, int64_t dim) { return trapz(y, dx, dim); }, "y"_a, nb::kw_only(),
+      "dx"_a = 1.0, "dim"_a = -1, RG());
   both(
       m, cls, "dist", [](T a, T b, S p) { return dist(a, b, p); }, "other"_a, "p"_a = 2, RG());
   both(
@@ -215,8 +222,8 @@ void def_search(nb::module_& m, nb::class_<Tensor>& cls) {
   both(
       m, cls, "unique",
       [](T t, bool sorted, bool return_inverse, bool return_counts, std::optional<int64_t> dim) {
-        EMBER_CHECK(!dim, NotImplementedError,
-                    "unique(dim=", *dim, "): unique slices are not supported yet (dim=None is)");
+        EMBER_CHECK(!dim, NotImplementedError, "unique(dim=", *dim,
+                    "): unique slices are not supported yet (dim=None is)");
         std::tuple<Tensor, Tensor, Tensor> r;
         {
           nb::gil_scoped_release release;
@@ -248,8 +255,8 @@ void def_products(nb::module_& m, nb::class_<Tensor>& cls) {
       m, cls, "vdot", [](T a, T b) { return vdot(a, b); }, "other"_a, RG());
   both(
       m, cls, "addmv",
-      [](T t, T mat, T vec, S beta, S alpha) { return addmv(t, mat, vec, beta, alpha); },
-      "mat"_a, "vec"_a, nb::kw_only(), "beta"_a = 1, "alpha"_a = 1, RG());
+      [](T t, T mat, T vec, S beta, S alpha) { return addmv(t, mat, vec, beta, alpha); }, "mat"_a,
+      "vec"_a, nb::kw_only(), "beta"_a = 1, "alpha"_a = 1, RG());
   for (const char* name : {"baddbmm", "addbmm"}) {
     const bool batched = name[0] == 'b';
     both(

@@ -104,6 +104,8 @@ EXACT = [
     ("isneginf", lambda T, a: a.log().isneginf(), [torch.tensor([0.0, 1.0, float("inf")])]),
     ("isreal", lambda T, a: T.isreal(a), [X]),
     ("heaviside", lambda T, a, b: T.heaviside(a, b), [INTS, INTS * 2]),
+    ("heaviside_values_keyword", lambda T, a, b: a.heaviside(values=b), [X, Y]),
+    ("heaviside_function_keyword", lambda T, a, b: T.heaviside(a, values=b), [X, Y]),
     ("gcd", lambda T, a, b: T.gcd(a, b), [INTS, INTS.flip(0) * 3]),
     ("lcm", lambda T, a, b: a.lcm(b), [INTS, INTS.flip(1)]),
     ("gcd_", lambda T, a, b: a.clone().gcd_(b), [INTS, INTS.flip(0)]),
