@@ -42,7 +42,8 @@
 //   Tensor::name(const Scalar&) const -> Tensor           scalar == 1
 //   Tensor::name_(const Tensor&) const -> Tensor&         inplace == 1 (and name_(const Scalar&)
 //                                                         when scalar == 1)
-//   Prim: the BinaryOp of src/kernel_math/ops_list.h (the in-place methods' direct path).
+//   Prim: the BinaryOp of src/kernel_math/ops_list.h (the in-place methods' direct path);
+//   `Composite` for ops that are not one binary kernel (they cannot have inplace == 1).
 //
 // EMBER_OP_TABLE_UNARY_ALIASES(_)  _(alias, target, method, inplace)
 //   libtorch's other names of a unary table op: inline ember::alias(a) = ember::target(a), and
@@ -80,6 +81,9 @@
 // integer or bool tensor is finite everywhere); bitwise_not takes integer
 // and bool tensors only (x ^ all ones); silu takes floating dtypes only; every other op turns
 // integers and bool into the default float dtype. round is half to even, as torch.round.
+// sgn keeps every dtype (sign of a real tensor); signbit, isposinf, isneginf and isreal return
+// bool (isreal is true everywhere on a real tensor); sinc is sin(pi x) / (pi x), 1 at 0; lgamma,
+// digamma and i0 (modified Bessel, order 0) promote integers as the float ops do.
 #define EMBER_OP_TABLE_UNARY(_)        \
   _(neg,         Neg,        1, 1)     \
   _(abs,         Abs,        1, 1)     \
@@ -117,7 +121,16 @@
   _(isnan,       IsNan,      1, 0)     \
   _(isinf,       Composite,  1, 0)     \
   _(isfinite,    Composite,  1, 0)     \
-  _(bitwise_not, Composite,  1, 0)
+  _(bitwise_not, Composite,  1, 0)     \
+  _(sinc,        Composite,  1, 0)     \
+  _(sgn,         Composite,  1, 0)     \
+  _(signbit,     Composite,  1, 0)     \
+  _(isposinf,    Composite,  1, 0)     \
+  _(isneginf,    Composite,  1, 0)     \
+  _(isreal,      Composite,  1, 0)     \
+  _(lgamma,      Lgamma,     1, 1)     \
+  _(digamma,     Digamma,    1, 1)     \
+  _(i0,          I0,         1, 1)
 
 // libtorch's aliases of unary table ops.
 #define EMBER_OP_TABLE_UNARY_ALIASES(_) \
@@ -131,7 +144,10 @@
 // (the divisor's sign), fmod C's (the dividend's); integer division by zero throws
 // ZeroDivisionError (on CUDA: a device-side assert). floor_divide rounds toward -inf (PyTorch
 // 1.13) and keeps integers; no gradient. bitwise_* take integer and bool tensors only; atan2 and
-// hypot promote integers to the default float dtype.
+// hypot promote integers to the default float dtype. xlogy is x * log(y), 0 where x == 0 (NaN
+// where y is); logaddexp(2) is log(e^a + e^b) (base 2), floating only; heaviside(a, values) is
+// 0 / values / 1 for a < 0 / == 0 / > 0, both of one dtype; float_power computes in float64;
+// gcd and lcm take integer tensors only (non-negative results, gcd(0, 0) = 0).
 #define EMBER_OP_TABLE_BINARY(_)            \
   _(mul,          Mul,         1, 1)        \
   _(div,          Div,         1, 1)        \
@@ -154,5 +170,12 @@
   _(logical_xor,  LogicalXor,  0, 0)        \
   _(bitwise_and,  BitwiseAnd,  1, 0)        \
   _(bitwise_or,   BitwiseOr,   1, 0)        \
-  _(bitwise_xor,  BitwiseXor,  1, 0)
+  _(bitwise_xor,  BitwiseXor,  1, 0)        \
+  _(xlogy,        Composite,   1, 0)        \
+  _(logaddexp,    Composite,   0, 0)        \
+  _(logaddexp2,   Composite,   0, 0)        \
+  _(heaviside,    Composite,   0, 0)        \
+  _(float_power,  Composite,   1, 0)        \
+  _(gcd,          Gcd,         0, 1)        \
+  _(lcm,          Composite,   0, 0)
 // clang-format on

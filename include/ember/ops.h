@@ -102,6 +102,22 @@ EMBER_API Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
 // The dtype PyTorch's promotion gives an op over these operands.
 EMBER_API ScalarType result_type(const Tensor& a, const Tensor& b);
 EMBER_API ScalarType result_type(const Tensor& a, const Scalar& b);
+// log(a / (1 - a)), a first clamped to [eps, 1 - eps] when eps is given.
+EMBER_API Tensor logit(const Tensor& a, std::optional<double> eps = std::nullopt);
+// The n-th derivative of digamma (n >= 0; polygamma(0, a) is digamma(a)).
+EMBER_API Tensor polygamma(int64_t n, const Tensor& a);
+// NaN, +inf and -inf replaced by nan (default 0), posinf and neginf (default: the dtype's
+// largest and lowest finite values); integer and bool tensors are returned as copies.
+EMBER_API Tensor nan_to_num(const Tensor& a, std::optional<double> nan = std::nullopt,
+                            std::optional<double> posinf = std::nullopt,
+                            std::optional<double> neginf = std::nullopt);
+// |a - b| <= atol + rtol * |b| elementwise (bool, broadcast); infinities close only to
+// themselves, NaNs to NaNs when equal_nan.
+EMBER_API Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+                         bool equal_nan = false);
+// bool of elements' shape: whether each element occurs in test_elements (not, with invert).
+EMBER_API Tensor isin(const Tensor& elements, const Tensor& test_elements,
+                      bool assume_unique = false, bool invert = false);
 
 // ---- random sampling (the default generator; src/ops/random_sampling.cpp) ----
 // 0 or 1 with probability p (elementwise), in p's dtype.
@@ -120,6 +136,20 @@ EMBER_API Tensor bmm(const Tensor& a, const Tensor& b);
 EMBER_API Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
                        const Scalar& alpha = 1);
 EMBER_API Tensor outer(const Tensor& a, const Tensor& b);
+// Matrix-vector and vector-vector products (src/ops/linalg_products.cpp); vdot is dot for real
+// tensors. addmv: beta * self + alpha * (mat @ vec); baddbmm: beta * self + alpha * bmm(b1, b2);
+// addbmm: the same with the bmm summed over the batch. matrix_power: n-th power of square
+// matrices (n = 0: identity; n < 0 is not supported).
+EMBER_API Tensor mv(const Tensor& mat, const Tensor& vec);
+EMBER_API Tensor dot(const Tensor& a, const Tensor& b);
+EMBER_API Tensor vdot(const Tensor& a, const Tensor& b);
+EMBER_API Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec,
+                       const Scalar& beta = 1, const Scalar& alpha = 1);
+EMBER_API Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
+                         const Scalar& beta = 1, const Scalar& alpha = 1);
+EMBER_API Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
+                        const Scalar& beta = 1, const Scalar& alpha = 1);
+EMBER_API Tensor matrix_power(const Tensor& a, int64_t n);
 
 // ---- reductions ----
 EMBER_API Tensor sum(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
@@ -204,6 +234,87 @@ inline Tensor std(const Tensor& a, std::initializer_list<int64_t> dims, bool unb
                   bool keepdim = false) {
   return std(a, IntArrayRef(dims), unbiased, keepdim);
 }
+// ---- statistics (src/ops/statistics.cpp) ----
+// (amin, amax) over dim, or over every element when dim is nullopt.
+EMBER_API std::tuple<Tensor, Tensor> aminmax(const Tensor& a,
+                                             std::optional<int64_t> dim = std::nullopt,
+                                             bool keepdim = false);
+// Running max / min along dim with the index where each was reached (the last of equal values).
+EMBER_API std::tuple<Tensor, Tensor> cummax(const Tensor& a, int64_t dim);
+EMBER_API std::tuple<Tensor, Tensor> cummin(const Tensor& a, int64_t dim);
+// log(cumsum(exp(a))) along dim without overflow.
+EMBER_API Tensor logcumsumexp(const Tensor& a, int64_t dim);
+// The k-th smallest element (k from 1) along dim and its index.
+EMBER_API std::tuple<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim = -1,
+                                              bool keepdim = false);
+// The lower median (the element of rank (n - 1) / 2); NaN when a NaN is present. nanmedian
+// ignores NaNs.
+EMBER_API Tensor median(const Tensor& a);
+EMBER_API std::tuple<Tensor, Tensor> median(const Tensor& a, int64_t dim, bool keepdim = false);
+EMBER_API Tensor nanmedian(const Tensor& a);
+EMBER_API std::tuple<Tensor, Tensor> nanmedian(const Tensor& a, int64_t dim, bool keepdim = false);
+// The q-quantiles (q in [0, 1]; a 1-D q adds a leading dim) over dim or every element;
+// interpolation "linear", "lower", "higher", "midpoint" or "nearest". nanquantile ignores NaNs.
+EMBER_API Tensor quantile(const Tensor& a, const Tensor& q,
+                          std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                          std::string_view interpolation = "linear");
+EMBER_API Tensor quantile(const Tensor& a, double q, std::optional<int64_t> dim = std::nullopt,
+                          bool keepdim = false, std::string_view interpolation = "linear");
+EMBER_API Tensor nanquantile(const Tensor& a, const Tensor& q,
+                             std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                             std::string_view interpolation = "linear");
+EMBER_API Tensor nanquantile(const Tensor& a, double q, std::optional<int64_t> dim = std::nullopt,
+                             bool keepdim = false, std::string_view interpolation = "linear");
+// The n-th forward difference along dim, prepend / append joined first.
+EMBER_API Tensor diff(const Tensor& a, int64_t n = 1, int64_t dim = -1,
+                      const std::optional<Tensor>& prepend = std::nullopt,
+                      const std::optional<Tensor>& append = std::nullopt);
+// The trapezoidal rule along dim, with sample points x or a constant spacing dx; trapz is its
+// older name; cumulative_trapezoid keeps the running sums.
+EMBER_API Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+EMBER_API Tensor trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+EMBER_API Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim = -1);
+EMBER_API Tensor trapz(const Tensor& y, double dx = 1, int64_t dim = -1);
+EMBER_API Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+EMBER_API Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx = 1, int64_t dim = -1);
+// The p-norm of a - b (broadcast).
+EMBER_API Tensor dist(const Tensor& a, const Tensor& b, const Scalar& p = 2);
+// Each slice along dim whose p-norm exceeds maxnorm scaled down to norm maxnorm.
+EMBER_API Tensor renorm(const Tensor& a, const Scalar& p, int64_t dim, const Scalar& maxnorm);
+// [..., P, R]: the p-norm distances between the rows of x1 [..., P, M] and x2 [..., R, M].
+// compute_mode nullopt or 0 takes the matrix-product form for p = 2 beyond 25 rows, 1 always,
+// 2 never.
+EMBER_API Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2,
+                       std::optional<int64_t> compute_mode = std::nullopt);
+
+// ---- search and counting (src/ops/search.cpp); data-dependent shapes are read on the host ----
+// The index of each value's bucket among sorted boundaries (1-D): the first boundary >= value
+// (> value with right).
+EMBER_API Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32 = false,
+                           bool right = false);
+// The insertion points of self into the innermost dim of sorted_sequence (sorted, or sorted
+// through the permutation `sorter`); side "left" / "right" as right = false / true.
+EMBER_API Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self,
+                              bool out_int32 = false, bool right = false,
+                              std::optional<std::string_view> side = std::nullopt,
+                              const std::optional<Tensor>& sorter = std::nullopt);
+// Counts of each non-negative integer of a 1-D tensor (sums of weights with weights), at least
+// minlength long.
+EMBER_API Tensor bincount(const Tensor& self, const std::optional<Tensor>& weights = std::nullopt,
+                          int64_t minlength = 0);
+// A histogram of bins equal bins over [min, max] (min == max: the data's range); elements
+// outside are ignored.
+EMBER_API Tensor histc(const Tensor& self, int64_t bins = 100, const Scalar& min = 0,
+                       const Scalar& max = 0);
+// (values, inverse, counts): the distinct elements of the flattened tensor (sorted), the index
+// of each element's value in them and each value's count; inverse and counts are empty tensors
+// unless asked for. unique_consecutive drops only repeats next to each other (dim: whole slices).
+EMBER_API std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted = true,
+                                                      bool return_inverse = false,
+                                                      bool return_counts = false);
+EMBER_API std::tuple<Tensor, Tensor, Tensor> unique_consecutive(
+    const Tensor& self, bool return_inverse = false, bool return_counts = false,
+    std::optional<int64_t> dim = std::nullopt);
 // Einstein summation ("ij,jk->ik", "bij,bjk->bik", "ii", "...ij->...ji", "i,j->ij"), composed
 // from permute, sum, diagonal views and bmm.
 EMBER_API Tensor einsum(std::string_view equation, TensorList tensors);

@@ -3,11 +3,12 @@ as PyTorch's ember.return_types.max(values=..., indices=...)."""
 from collections import namedtuple
 
 
-def _pair(name):
-    base = namedtuple(name, ["values", "indices"])
+def _pair(name, fields=("values", "indices")):
+    base = namedtuple(name, fields)
 
     def __repr__(self):
-        return f"ember.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+        parts = ",\n".join(f"{f}={getattr(self, f)!r}" for f in fields)
+        return f"ember.return_types.{name}(\n{parts})"
 
     return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
                                 "__module__": "ember.return_types"})
@@ -17,7 +18,15 @@ max = _pair("max")  # noqa: A001  PyTorch's name
 min = _pair("min")  # noqa: A001
 sort = _pair("sort")
 topk = _pair("topk")
-_PAIRS = {"max": max, "min": min, "sort": sort, "topk": topk}
+cummax = _pair("cummax")
+cummin = _pair("cummin")
+kthvalue = _pair("kthvalue")
+median = _pair("median")
+nanmedian = _pair("nanmedian")
+aminmax = _pair("aminmax", ("min", "max"))
+_PAIRS = {"max": max, "min": min, "sort": sort, "topk": topk, "cummax": cummax,
+          "cummin": cummin, "kthvalue": kthvalue, "median": median, "nanmedian": nanmedian,
+          "aminmax": aminmax}
 
 
 def _make_values_indices(name, values, indices):

@@ -34,6 +34,7 @@ void init_ops_linalg(nb::module_& m, nb::class_<Tensor>& cls);
 void init_ops_shape(nb::module_& m, nb::class_<Tensor>& cls);
 void init_ops_elementwise_table(nb::module_& m, nb::class_<Tensor>& cls);
 void init_ops_random(nb::module_& m, nb::class_<Tensor>& cls);
+void init_ops_math(nb::module_& m, nb::class_<Tensor>& cls);
 void init_factories(nb::module_& m);
 void init_numpy(nb::module_& m, nb::class_<Tensor>& cls);
 void init_autograd(nb::module_& m);

@@ -19,6 +19,7 @@ NB_MODULE(_C, m) {
   init_ops_shape(m, cls);
   init_ops_elementwise_table(m, cls);
   init_ops_random(m, cls);
+  init_ops_math(m, cls);  // after the table: adds scalar-first overloads to two of its ops
   init_factories(m);
   init_numpy(m, cls);
   init_autograd(m);

@@ -12,6 +12,7 @@
 
 #include "ember/macros.h"
 #include "kernel_math/ops_list.h"
+#include "kernel_math/special_functions.h"
 
 namespace ember {
 
@@ -381,6 +382,38 @@ struct ErfinvOp {
     return static_cast<T>(x);
   }
 };
+// lgamma, digamma, polygamma (n in p.a), i0 and i1: kernel_math/special_functions.h.
+struct LgammaOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return static_cast<T>(::lgamma(static_cast<double>(x)));
+  }
+};
+struct DigammaOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return static_cast<T>(special::digamma(static_cast<double>(x)));
+  }
+};
+struct PolygammaOp {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams p) const {
+    return static_cast<T>(special::polygamma(static_cast<int>(p.a), static_cast<double>(x)));
+  }
+};
+struct I0Op {
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    return static_cast<T>(special::bessel_i(0, ::fabs(static_cast<double>(x))));
+  }
+};
+struct I1Op {  // odd: I1(-x) = -I1(x)
+  template <typename T>
+  EMBER_HD T operator()(T x, OpParams) const {
+    const double v = special::bessel_i(1, ::fabs(static_cast<double>(x)));
+    return static_cast<T>(x < T(0) ? -v : v);
+  }
+};
 
 // ---- binary ----
 struct AddOp {  // a + alpha * b
@@ -607,6 +640,27 @@ struct BitwiseXorOp {
   template <typename T>
   EMBER_HD T operator()(T a, T b, OpParams) const {
     return static_cast<T>(a ^ b);
+  }
+};
+// Euclid's algorithm, then the magnitude (as PyTorch: gcd(0, 0) = 0; the front end sends
+// integers only, bool is compiled for the Integral column).
+struct GcdOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a || b;
+    } else {
+      while (b != T(0)) {
+        T r = static_cast<T>(a % b);
+        a = b;
+        b = r;
+      }
+      if constexpr (std::is_signed_v<T>) {
+        return static_cast<T>(a < T(0) ? -a : a);
+      } else {
+        return a;
+      }
+    }
   }
 };
 

@@ -8,47 +8,52 @@
 #include <type_traits>
 
 // Unary: out = f(x [, p.a, p.b]).
-#define EMBER_UNARY_OPS(_)                \
-  _(Neg, NegOp, Same, Any)                \
-  _(Abs, AbsOp, Same, Any)                \
-  _(Exp, ExpOp, Same, Any)                \
-  _(Log, LogOp, Same, Any)                \
-  _(Sqrt, SqrtOp, Same, Any)              \
-  _(Rsqrt, RsqrtOp, Same, Any)            \
-  _(Square, SquareOp, Same, Any)          \
-  _(Reciprocal, ReciprocalOp, Same, Any)  \
-  _(Sin, SinOp, Same, Any)                \
-  _(Cos, CosOp, Same, Any)                \
-  _(Sign, SignOp, Same, Any)              \
-  _(Erf, ErfOp, Same, Any)                \
-  _(Log1p, Log1pOp, Same, Any)            \
-  _(Relu, ReluOp, Same, Any)              \
-  _(Sigmoid, SigmoidOp, Same, Any)        \
-  _(Tanh, TanhOp, Same, Any)              \
-  _(Gelu, GeluOp, Same, Floating)         \
-  _(GeluTanh, GeluTanhOp, Same, Floating) \
-  _(Silu, SiluOp, Same, Any)              \
-  _(Clamp, ClampOp, Same, Any)            \
-  _(PowScalar, PowScalarOp, Same, Any)    \
-  _(RPowScalar, RPowScalarOp, Same, Any)  \
-  _(LogicalNot, LogicalNotOp, Bool, Any)  \
-  _(IsNan, IsNanOp, Bool, Any)            \
-  _(Round, RoundOp, Same, Any)            \
-  _(Floor, FloorOp, Same, Floating)       \
-  _(Ceil, CeilOp, Same, Floating)         \
-  _(Trunc, TruncOp, Same, Floating)       \
-  _(Frac, FracOp, Same, Floating)         \
-  _(Tan, TanOp, Same, Floating)           \
-  _(Asin, AsinOp, Same, Floating)         \
-  _(Acos, AcosOp, Same, Floating)         \
-  _(Atan, AtanOp, Same, Floating)         \
-  _(Sinh, SinhOp, Same, Floating)         \
-  _(Cosh, CoshOp, Same, Floating)         \
-  _(Expm1, Expm1Op, Same, Floating)       \
-  _(Log2, Log2Op, Same, Floating)         \
-  _(Log10, Log10Op, Same, Floating)       \
-  _(Exp2, Exp2Op, Same, Floating)         \
-  _(Erfinv, ErfinvOp, Same, Floating)
+#define EMBER_UNARY_OPS(_)                  \
+  _(Neg, NegOp, Same, Any)                  \
+  _(Abs, AbsOp, Same, Any)                  \
+  _(Exp, ExpOp, Same, Any)                  \
+  _(Log, LogOp, Same, Any)                  \
+  _(Sqrt, SqrtOp, Same, Any)                \
+  _(Rsqrt, RsqrtOp, Same, Any)              \
+  _(Square, SquareOp, Same, Any)            \
+  _(Reciprocal, ReciprocalOp, Same, Any)    \
+  _(Sin, SinOp, Same, Any)                  \
+  _(Cos, CosOp, Same, Any)                  \
+  _(Sign, SignOp, Same, Any)                \
+  _(Erf, ErfOp, Same, Any)                  \
+  _(Log1p, Log1pOp, Same, Any)              \
+  _(Relu, ReluOp, Same, Any)                \
+  _(Sigmoid, SigmoidOp, Same, Any)          \
+  _(Tanh, TanhOp, Same, Any)                \
+  _(Gelu, GeluOp, Same, Floating)           \
+  _(GeluTanh, GeluTanhOp, Same, Floating)   \
+  _(Silu, SiluOp, Same, Any)                \
+  _(Clamp, ClampOp, Same, Any)              \
+  _(PowScalar, PowScalarOp, Same, Any)      \
+  _(RPowScalar, RPowScalarOp, Same, Any)    \
+  _(LogicalNot, LogicalNotOp, Bool, Any)    \
+  _(IsNan, IsNanOp, Bool, Any)              \
+  _(Round, RoundOp, Same, Any)              \
+  _(Floor, FloorOp, Same, Floating)         \
+  _(Ceil, CeilOp, Same, Floating)           \
+  _(Trunc, TruncOp, Same, Floating)         \
+  _(Frac, FracOp, Same, Floating)           \
+  _(Tan, TanOp, Same, Floating)             \
+  _(Asin, AsinOp, Same, Floating)           \
+  _(Acos, AcosOp, Same, Floating)           \
+  _(Atan, AtanOp, Same, Floating)           \
+  _(Sinh, SinhOp, Same, Floating)           \
+  _(Cosh, CoshOp, Same, Floating)           \
+  _(Expm1, Expm1Op, Same, Floating)         \
+  _(Log2, Log2Op, Same, Floating)           \
+  _(Log10, Log10Op, Same, Floating)         \
+  _(Exp2, Exp2Op, Same, Floating)           \
+  _(Erfinv, ErfinvOp, Same, Floating)       \
+  _(Lgamma, LgammaOp, Same, Floating)       \
+  _(Digamma, DigammaOp, Same, Floating)     \
+  _(Polygamma, PolygammaOp, Same, Floating) \
+  _(I0, I0Op, Same, Floating)               \
+  _(I1, I1Op, Same, Floating)
 
 // Binary: out = f(a, b [, p.a]); broadcasting is done by the caller through zero strides.
 #define EMBER_BINARY_OPS(_)                            \
@@ -77,7 +82,8 @@
   _(DivFloor, DivFloorOp, Same, NotBool)               \
   _(BitwiseAnd, BitwiseAndOp, Same, Integral)          \
   _(BitwiseOr, BitwiseOrOp, Same, Integral)            \
-  _(BitwiseXor, BitwiseXorOp, Same, Integral)
+  _(BitwiseXor, BitwiseXorOp, Same, Integral)          \
+  _(Gcd, GcdOp, Same, Integral)
 
 // Reductions over a set of dims.
 #define EMBER_REDUCE_OPS(_) \

@@ -17,7 +17,8 @@ double round_to(double v, ScalarType dtype) {
   return dtype == kFloat ? static_cast<double>(static_cast<float>(v)) : v;
 }
 
-double dot(const Tensor& a, const Tensor& b) {
+// The dot product read on the host (ember::dot keeps it a tensor).
+double dot_value(const Tensor& a, const Tensor& b) {
   return (a * b).sum().item<double>();
 }
 
@@ -55,7 +56,7 @@ LineSearchResult strong_wolfe(const Evaluate& evaluate, double t, const Tensor& 
   const double d_norm = abs_max(d);
   auto [f_new, g_new] = evaluate(t);
   int64_t ls_func_evals = 1;
-  double gtd_new = dot(g_new, d);
+  double gtd_new = dot_value(g_new, d);
   double t_prev = 0, f_prev = f, gtd_prev = gtd;
   Tensor g_prev = g.clone();
   bool done = false;
@@ -96,7 +97,7 @@ LineSearchResult strong_wolfe(const Evaluate& evaluate, double t, const Tensor& 
     gtd_prev = gtd_new;
     std::tie(f_new, g_new) = evaluate(t);
     ls_func_evals += 1;
-    gtd_new = dot(g_new, d);
+    gtd_new = dot_value(g_new, d);
     ls_iter += 1;
   }
   if (ls_iter == max_ls) {
@@ -128,7 +129,7 @@ LineSearchResult strong_wolfe(const Evaluate& evaluate, double t, const Tensor& 
     }
     std::tie(f_new, g_new) = evaluate(t);
     ls_func_evals += 1;
-    gtd_new = dot(g_new, d);
+    gtd_new = dot_value(g_new, d);
     ls_iter += 1;
     if (f_new > f + c1 * t * gtd || f_new >= bracket_f[low]) {
       bracket[high] = t;
@@ -375,7 +376,7 @@ Tensor LBFGS::step(LossClosure closure) {
       // Update the curvature history with this step's (y, s) when it is informative.
       Tensor y = flat_grad - prev_flat_grad;
       Tensor s = d * t;
-      const double ys = dot(y, s);
+      const double ys = dot_value(y, s);
       if (ys > 1e-10) {
         if (static_cast<int64_t>(st.old_dirs().size()) == o.history_size()) {
           st.old_dirs().pop_front();
@@ -385,18 +386,18 @@ Tensor LBFGS::step(LossClosure closure) {
         st.old_dirs().push_back(y);
         st.old_stps().push_back(s);
         st.ro().push_back(round_to(1.0 / ys, dtype));
-        H_diag = round_to(ys / dot(y, y), dtype);
+        H_diag = round_to(ys / dot_value(y, y), dtype);
       }
       // Two-loop recursion: d = -H * grad.
       const size_t num_old = st.old_dirs().size();
       Tensor q = flat_grad.neg();
       for (size_t k = num_old; k-- > 0;) {
-        al[k] = round_to(dot(st.old_stps()[k], q) * st.ro()[k], dtype);
+        al[k] = round_to(dot_value(st.old_stps()[k], q) * st.ro()[k], dtype);
         q.add_(st.old_dirs()[k], -al[k]);
       }
       Tensor r = q * H_diag;
       for (size_t k = 0; k < num_old; ++k) {
-        const double be = round_to(dot(st.old_dirs()[k], r) * st.ro()[k], dtype);
+        const double be = round_to(dot_value(st.old_dirs()[k], r) * st.ro()[k], dtype);
         r.add_(st.old_stps()[k], al[k] - be);
       }
       d = r;
@@ -411,7 +412,7 @@ Tensor LBFGS::step(LossClosure closure) {
       const double inverse = round_to(1.0 / flat_grad.abs().sum().item<double>(), dtype);
       if (inverse < 1.0) t = round_to(inverse * o.lr(), dtype);
     }
-    const double gtd = dot(flat_grad, d);
+    const double gtd = dot_value(flat_grad, d);
     if (gtd > -o.tolerance_change()) break;
 
     int64_t ls_func_evals = 0;

@@ -11,6 +11,7 @@
 //   op_rows_reductions.cpp   reductions, softmax, sorting, scans, matmul and einsum
 //   op_rows_shape.cpp        views, parts of matrices, indexing, joining
 //   op_rows_nn.cpp           convolution and pooling windows, nn layers, activations, losses
+//   op_rows_math.cpp         special functions, statistics, searches, vector products
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -77,6 +78,7 @@ std::vector<OpInfo> elementwise_rows();
 std::vector<OpInfo> reduction_rows();
 std::vector<OpInfo> shape_rows();
 std::vector<OpInfo> nn_rows();
+std::vector<OpInfo> math_rows();
 // The ops that op_rows_elementwise.cpp gives extras (domains, tolerances, ...) beyond
 // ember/op_table.h: each must be a table op (test_op_coverage).
 std::vector<std::string> op_table_extra_names();

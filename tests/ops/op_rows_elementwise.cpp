@@ -80,6 +80,11 @@ const std::map<std::string, Extra>& table_extras() {
     e["isfinite"].grad = false;
     e["silu"].torch = "F.silu(a)";
     e["bitwise_not"] = {D::SmallInt, D::Normal, kLong, nullptr, false};
+    e["sgn"].a = D::AwayFromZero;
+    for (const char* r : {"signbit", "isposinf", "isneginf", "isreal"}) e[r].grad = false;
+    e["lgamma"] = pos(second);
+    e["digamma"] = pos(second);
+    e["i0"] = second;
     // binary
     e["div"].b = D::AwayFromZero;
     e["div"].scalar = 4;
@@ -104,6 +109,10 @@ const std::map<std::string, Extra>& table_extras() {
       e[r] = {D::SmallInt, D::SmallInt, kLong, nullptr, false};
       e[r].scalar = int64_t{5};  // a float scalar makes PyTorch's result float: no bitwise op
     }
+    e["xlogy"].b = D::Positive;
+    e["heaviside"] = {D::SmallInt, D::Normal, kFloat, nullptr, false};
+    e["float_power"].a = D::Positive;
+    for (const char* r : {"gcd", "lcm"}) e[r] = {D::SmallInt, D::SmallInt, kLong, nullptr, false};
     return e;
   }();
   return m;

@@ -264,6 +264,16 @@ TEST(ElementwiseParity, BinaryMathSpecialValues) {
        "torch.floor_divide(a, b)"},
       {"div_trunc", [](const Tensor& a, const Tensor& b) { return ember::div(a, b, "trunc"); },
        "torch.div(a, b, rounding_mode='trunc')"},
+      {"xlogy", [](const Tensor& a, const Tensor& b) { return ember::xlogy(a, b); },
+       "torch.xlogy(a, b)"},
+      {"logaddexp", [](const Tensor& a, const Tensor& b) { return ember::logaddexp(a, b); },
+       "torch.logaddexp(a, b)"},
+      {"logaddexp2", [](const Tensor& a, const Tensor& b) { return ember::logaddexp2(a, b); },
+       "torch.logaddexp2(a, b)"},
+      {"heaviside", [](const Tensor& a, const Tensor& b) { return ember::heaviside(a, b); },
+       "torch.heaviside(a, b)"},
+      {"float_power", [](const Tensor& a, const Tensor& b) { return ember::float_power(a, b); },
+       "torch.float_power(a, b)"},
   };
   for (const Case& op : cases) {
     for (ScalarType dt : {kFloat, kDouble}) {

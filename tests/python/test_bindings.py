@@ -9,7 +9,7 @@ import torch
 import ember
 
 UNARY_INPUT = [-1.5, -0.5, 0.25, 0.5, 2.0]
-INT_OPS = {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor"}
+INT_OPS = {"bitwise_not", "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm"}
 
 
 def as_numpy(t):
