@@ -155,10 +155,15 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
     return {out, offset2bag, bag_size, max_indices};
   }
   Tensor rows = embedding(weight, idx, -1, scale_grad_by_freq);  // [M, D]
-  Tensor scale = kept.to(weight.dtype());
-  if (per_sample_weights.defined()) scale = scale * per_sample_weights;
-  Tensor out =
-      zeros({bags, D}, weight.options()).index_add(0, bag_of_kept, rows * scale.unsqueeze(1));
+  // Every index counts fully unless padding, a cut-off last bag or per-sample weights say not:
+  // then the rows need no scaling pass (forward or backward).
+  const bool all_kept = pad < 0 && !include_last_offset && bags > 0;
+  if (!all_kept || per_sample_weights.defined()) {
+    Tensor scale = kept.to(weight.dtype());
+    if (per_sample_weights.defined()) scale = scale * per_sample_weights;
+    rows = rows * scale.unsqueeze(1);
+  }
+  Tensor out = zeros({bags, D}, weight.options()).index_add(0, bag_of_kept, rows);
   if (mode == kBagMean) out = out / bag_size.clamp_min(1).to(out.dtype()).unsqueeze(1);
   return {out, offset2bag, bag_size, Tensor()};
 }
