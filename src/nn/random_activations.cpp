@@ -63,9 +63,9 @@ Tensor RReLUImpl::forward(Tensor input) {
                                                  .inplace(options.inplace()));
 }
 void RReLUImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "ember::nn::RReLU(lower=" << options.lower()
-         << ", upper=" << options.upper();
-  if (options.inplace()) stream << ", inplace=" << options.inplace();
+  // As libtorch, boolalpha is set only when inplace is printed.
+  stream << "ember::nn::RReLU(lower=" << options.lower() << ", upper=" << options.upper();
+  if (options.inplace()) stream << std::boolalpha << ", inplace=" << options.inplace();
   stream << ")";
 }
 
