@@ -842,7 +842,8 @@ std::vector<int64_t> lengths_arg(nb::handle h, const char* what) {
   return int_list(h, what);
 }
 
-// The catalogue's layers (issue 34): ctc_loss, embedding_bag, the random activations, lp pools.
+// The catalogue's layers (issue 34): ctc_loss, embedding_bag, the random activations, lp pools,
+// CrossMapLRN2d's computation.
 void def_catalogue(nb::module_& m) {
   m.def(
       "ctc_loss",
@@ -927,6 +928,15 @@ void def_catalogue(nb::module_& m) {
         return gumbel_softmax(logits, tau, hard, dim);
       },
       "logits"_a, "tau"_a = 1.0, "hard"_a = false, "dim"_a = -1, RG());
+  m.def(
+      "cross_map_lrn2d",
+      [](T x, int64_t size, double alpha, double beta, double k) {
+        EMBER_CHECK(k == static_cast<double>(static_cast<int64_t>(k)), ValueError,
+                    "CrossMapLRN2d: k must be an integer (libtorch's int64 option), got ", k);
+        return nn::functional::cross_map_lrn2d(
+            x, nn::CrossMapLRN2dOptions(size).alpha(alpha).beta(beta).k(static_cast<int64_t>(k)));
+      },
+      "input"_a, "size"_a, "alpha"_a = 1e-4, "beta"_a = 0.75, "k"_a = 1.0, RG());
   m.def(
       "lp_pool1d",
       [](T x, double norm_type, nb::handle kernel, nb::handle stride, bool ceil_mode) {

@@ -144,6 +144,9 @@ int main() {
   show("RReLU", nn::RReLU());
   show("RReLU options", nn::RReLU(nn::RReLUOptions().lower(0.1).upper(0.5).inplace(true)));
   show("Softmax2d", nn::Softmax2d());
+  show("CrossMapLRN2d", nn::CrossMapLRN2d(3));
+  show("CrossMapLRN2d options",
+       nn::CrossMapLRN2d(nn::CrossMapLRN2dOptions(4).alpha(0.5).beta(0.25).k(2)));
   show("LPPool1d", nn::LPPool1d(nn::LPPool1dOptions(2, 3)));
   show("LPPool2d", nn::LPPool2d(nn::LPPool2dOptions(1.5, {3, 2}).stride(1).ceil_mode(true)));
   show("CTCLoss", nn::CTCLoss());

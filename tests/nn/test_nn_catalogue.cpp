@@ -1,9 +1,9 @@
 // The catalogue's layers (issue 34) against PyTorch 1.13 on every test device, in float32 and
 // float64: CTCLoss / F::ctc_loss, EmbeddingBag / F::embedding_bag, Embedding's max_norm and
 // scale_grad_by_freq, TripletMarginWithDistanceLoss, RReLU (eval exactly, training by its
-// statistics), Softmax2d, LPPool1d/2d and F::gumbel_softmax; each option value, the output and the
-// gradient of every floating input for the same upstream gradient; then bad input with PyTorch's
-// error texts and the modules' printouts.
+// statistics), Softmax2d, LPPool1d/2d, CrossMapLRN2d and F::gumbel_softmax; each option value, the
+// output and the gradient of every floating input for the same upstream gradient; then bad input
+// with PyTorch's error texts and the modules' printouts.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -470,6 +470,21 @@ std::vector<Case> layer_cases() {
                    {positive},
                    FN(F::lp_pool2d(x.at("x"), F::LPPool2dFuncOptions(2, {2, 3}))),
                    "y = F.lp_pool2d(x, 2, (2, 3))"});
+  // CrossMapLRN2d: PyTorch's legacy windows (forward and backward differ) for sizes below, at
+  // and above the channel count, odd and even.
+  for (int64_t channels : {7, 3}) {
+    const Leaf maps{"x", normal({2, channels, 3, 4}, "layers/lrn" + std::to_string(channels)),
+                    true};
+    for (int64_t size : {2, 3, 4, 5}) {
+      nn::CrossMapLRN2d lrn(nn::CrossMapLRN2dOptions(size).alpha(0.3).beta(0.6).k(2));
+      cases.push_back(
+          {"cross_map_lrn2d_c" + std::to_string(channels) + "_size" + std::to_string(size),
+           {maps},
+           FN(lrn(x.at("x"))),
+           "y = torch.nn.CrossMapLRN2d(" + std::to_string(size) +
+               ", alpha=0.3, beta=0.6, k=2)(x)"});
+    }
+  }
   nn::RReLU rrelu(nn::RReLUOptions().lower(0.1).upper(0.4));
   rrelu->eval();
   cases.push_back({"rrelu_eval_module",
@@ -484,6 +499,19 @@ TEST(NnCatalogue, LayersMatchPyTorch) {
   run_cases(layer_cases());
 }
 
+TEST(NnCatalogue, CrossMapLRN2dBadInput) {
+  nn::CrossMapLRN2d lrn(3);
+  EXPECT_TRUE(contains(error_of([&] {
+                         lrn(ember::ones({2, 3, 4}));
+                       }),
+                       "CrossMapLRN2d: Expected input to be 4D, got 3D instead."));
+  nn::CrossMapLRN2d one(1);
+  EXPECT_TRUE(contains(error_of([&] {
+                         one(ember::ones({1, 2, 3, 3}));
+                       }),
+                       "size must be at least 2"));
+}
+
 TEST(NnCatalogue, Printouts) {
   auto text = [](const auto& m) {
     std::ostringstream s;
@@ -495,6 +523,8 @@ TEST(NnCatalogue, Printouts) {
   EXPECT_EQ(text(nn::RReLU(nn::RReLUOptions().lower(0.1).upper(0.5).inplace(true))),
             "ember::nn::RReLU(lower=0.1, upper=0.5, inplace=true)");
   EXPECT_EQ(text(nn::Softmax2d()), "ember::nn::Softmax2d()");
+  EXPECT_EQ(text(nn::CrossMapLRN2d(3)),
+            "ember::nn::CrossMapLRN2d(3, alpha=0.0001, beta=0.75, k=1)");
   EXPECT_EQ(text(nn::LPPool1d(nn::LPPool1dOptions(2, 3))),
             "ember::nn::LPPool1d(norm_type=2, kernel_size=3, stride=3, ceil_mode=false)");
   EXPECT_EQ(text(nn::LPPool2d(nn::LPPool2dOptions(1.5, {3, 2}).stride(1).ceil_mode(true))),

@@ -1,6 +1,6 @@
 """The catalogue's layers (issue 34) in ember.nn against torch.nn: CTCLoss, EmbeddingBag,
 Embedding's max_norm and scale_grad_by_freq, TripletMarginWithDistanceLoss, RReLU, Softmax2d,
-LPPool1d/2d and F.gumbel_softmax, forward and backward on the same values, on every device, in
+LPPool1d/2d, CrossMapLRN2d and F.gumbel_softmax, forward and backward on the same values, on every device, in
 float32 and float64; reprs; bad input with PyTorch's exception types and texts."""
 import numpy as np
 import pytest
@@ -275,6 +275,9 @@ LAYER_CASES = [
     ("LPPool2d(1.5, (3, 2), stride=(2, 1))", (2, 3, 7, 8), True),
     ("LPPool2d(2, 3, ceil_mode=True)", (2, 3, 7, 8), True),
     ("RReLU(0.1, 0.4)", (4, 5), False),
+    ("CrossMapLRN2d(3, alpha=0.3, beta=0.6, k=2)", (2, 7, 3, 4), False),
+    ("CrossMapLRN2d(4, alpha=0.3, beta=0.6, k=2)", (2, 7, 3, 4), False),
+    ("CrossMapLRN2d(5)", (2, 3, 3, 4), False),
 ]
 
 

@@ -13,7 +13,8 @@ from .activation import (ReLU, LeakyReLU, ELU, Sigmoid, Tanh, SiLU, GELU, Softpl
 from .dropout import (Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,  # noqa: F401
                       FeatureAlphaDropout)
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d,  # noqa: F401
-                            InstanceNorm2d, LayerNorm, GroupNorm, LocalResponseNorm)
+                            InstanceNorm2d, LayerNorm, GroupNorm, LocalResponseNorm,
+                            CrossMapLRN2d)
 from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .padding import (ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,  # noqa: F401
