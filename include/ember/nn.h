@@ -11,6 +11,7 @@
 #include "ember/nn/modules/batchnorm.h"
 #include "ember/nn/modules/container.h"
 #include "ember/nn/modules/conv.h"
+#include "ember/nn/modules/cross_map_lrn.h"
 #include "ember/nn/modules/distance.h"
 #include "ember/nn/modules/dropout.h"
 #include "ember/nn/modules/embedding.h"

@@ -322,12 +322,18 @@ void def_layers(nb::module_& m) {
       "input"_a, "p"_a = 0.5, "training"_a = true, RG());
   m.def(
       "embedding",
-      [](T indices, T weight, std::optional<int64_t> padding_idx) {
-        int64_t pad = padding_idx.value_or(-1);
-        if (pad < 0 && padding_idx) pad += weight.size(0);
-        return embedding(weight, indices, pad);
+      [](T indices, T weight, std::optional<int64_t> padding_idx, std::optional<double> max_norm,
+         double norm_type, bool scale_grad_by_freq, bool sparse) {
+        return nn::functional::embedding(indices, weight,
+                                         nn::functional::EmbeddingFuncOptions()
+                                             .padding_idx(padding_idx)
+                                             .max_norm(max_norm)
+                                             .norm_type(norm_type)
+                                             .scale_grad_by_freq(scale_grad_by_freq)
+                                             .sparse(sparse));
       },
-      "input"_a, "weight"_a, "padding_idx"_a = nb::none(), RG());
+      "input"_a, "weight"_a, "padding_idx"_a = nb::none(), "max_norm"_a = nb::none(),
+      "norm_type"_a = 2.0, "scale_grad_by_freq"_a = false, "sparse"_a = false, RG());
   m.def(
       "pad",
       [](T x, std::vector<int64_t> p, const std::string& mode, std::optional<double> value) {
@@ -855,6 +861,129 @@ void def_clip_grad(nb::module_& m) {
       "parameters"_a, "clip_value"_a, RG());
 }
 
+// Lengths of ctc_loss: a tensor, or a sequence of ints.
+std::vector<int64_t> lengths_arg(nb::handle h, const char* what) {
+  if (nb::isinstance<Tensor>(h)) return nb::cast<Tensor>(h).to_vector<int64_t>();
+  return int_list(h, what);
+}
+
+// The catalogue's layers (issue 34): ctc_loss, embedding_bag, the random activations, lp pools,
+// CrossMapLRN2d's computation.
+void def_catalogue(nb::module_& m) {
+  m.def(
+      "ctc_loss",
+      [](T log_probs, T targets, nb::handle input_lengths, nb::handle target_lengths, int64_t blank,
+         const std::string& reduction, bool zero_infinity) {
+        if (nb::isinstance<Tensor>(input_lengths) && nb::isinstance<Tensor>(target_lengths)) {
+          Tensor in = nb::cast<Tensor>(input_lengths), tl = nb::cast<Tensor>(target_lengths);
+          nb::gil_scoped_release release;
+          return ctc_loss(log_probs, targets, in, tl, blank, reduction_code(reduction),
+                          zero_infinity);
+        }
+        std::vector<int64_t> in = lengths_arg(input_lengths, "input_lengths");
+        std::vector<int64_t> tl = lengths_arg(target_lengths, "target_lengths");
+        nb::gil_scoped_release release;
+        return ctc_loss(log_probs, targets, IntArrayRef(in), IntArrayRef(tl), blank,
+                        reduction_code(reduction), zero_infinity);
+      },
+      "log_probs"_a, "targets"_a, "input_lengths"_a, "target_lengths"_a, "blank"_a = 0,
+      "reduction"_a = "mean", "zero_infinity"_a = false);
+  // The GIL stays held: a Python distance function is called back from C++.
+  m.def(
+      "triplet_margin_with_distance_loss",
+      [](T anchor, T positive, T negative, nb::object distance_function, double margin, bool swap,
+         const std::string& reduction) {
+        std::optional<std::function<Tensor(const Tensor&, const Tensor&)>> distance;
+        if (!distance_function.is_none()) {
+          distance = [distance_function](const Tensor& a, const Tensor& b) {
+            return nb::cast<Tensor>(distance_function(a, b));
+          };
+        }
+        return triplet_margin_with_distance_loss(anchor, positive, negative, distance, margin, swap,
+                                                 reduction_code(reduction));
+      },
+      "anchor"_a, "positive"_a, "negative"_a, "distance_function"_a = nb::none(), "margin"_a = 1.0,
+      "swap"_a = false, "reduction"_a = "mean");
+  m.def(
+      "embedding_renorm_",
+      [](T weight, T indices, double max_norm, double norm_type) {
+        return embedding_renorm_(weight, indices, max_norm, norm_type);
+      },
+      "weight"_a, "input"_a, "max_norm"_a, "norm_type"_a, RG());
+  m.def(
+      "embedding_bag",
+      [](T input, T weight, OptT offsets, std::optional<double> max_norm, double norm_type,
+         bool scale_grad_by_freq, const std::string& mode, bool sparse, OptT per_sample_weights,
+         bool include_last_offset, std::optional<int64_t> padding_idx) {
+        nn::EmbeddingBagMode bag_mode = kMean;
+        if (mode == "sum") {
+          bag_mode = kSum;
+        } else if (mode == "max") {
+          bag_mode = kMax;
+        } else if (mode != "mean") {
+          throw ValueError("mode has to be one of sum, mean or max");
+        }
+        return nn::functional::embedding_bag(
+            input, weight,
+            nn::functional::EmbeddingBagFuncOptions()
+                .offsets(or_undefined(offsets))
+                .max_norm(max_norm)
+                .norm_type(norm_type)
+                .scale_grad_by_freq(scale_grad_by_freq)
+                .mode(bag_mode)
+                .sparse(sparse)
+                .per_sample_weights(or_undefined(per_sample_weights))
+                .include_last_offset(include_last_offset)
+                .padding_idx(padding_idx));
+      },
+      "input"_a, "weight"_a, "offsets"_a = nb::none(), "max_norm"_a = nb::none(),
+      "norm_type"_a = 2.0, "scale_grad_by_freq"_a = false, "mode"_a = "mean", "sparse"_a = false,
+      "per_sample_weights"_a = nb::none(), "include_last_offset"_a = false,
+      "padding_idx"_a = nb::none(), RG());
+  m.def(
+      "rrelu",
+      [](T x, double lower, double upper, bool training, bool inplace) {
+        return inplace ? rrelu_(x, lower, upper, training) : rrelu(x, lower, upper, training);
+      },
+      "input"_a, "lower"_a = 1.0 / 8.0, "upper"_a = 1.0 / 3.0, "training"_a = false,
+      "inplace"_a = false, RG());
+  m.def(
+      "gumbel_softmax",
+      [](T logits, double tau, bool hard, int64_t dim) {
+        return gumbel_softmax(logits, tau, hard, dim);
+      },
+      "logits"_a, "tau"_a = 1.0, "hard"_a = false, "dim"_a = -1, RG());
+  m.def(
+      "cross_map_lrn2d",
+      [](T x, int64_t size, double alpha, double beta, double k) {
+        EMBER_CHECK(k == static_cast<double>(static_cast<int64_t>(k)), ValueError,
+                    "CrossMapLRN2d: k must be an integer (libtorch's int64 option), got ", k);
+        return nn::functional::cross_map_lrn2d(
+            x, nn::CrossMapLRN2dOptions(size).alpha(alpha).beta(beta).k(static_cast<int64_t>(k)));
+      },
+      "input"_a, "size"_a, "alpha"_a = 1e-4, "beta"_a = 0.75, "k"_a = 1.0, RG());
+  m.def(
+      "lp_pool1d",
+      [](T x, double norm_type, nb::handle kernel, nb::handle stride, bool ceil_mode) {
+        auto k = sizes_arg<1>(kernel, "kernel_size");
+        std::optional<ExpandingArray<1>> s;
+        if (!stride.is_none()) s = sizes_arg<1>(stride, "stride");
+        nb::gil_scoped_release release;
+        return lp_pool1d(x, norm_type, k, s, ceil_mode);
+      },
+      "input"_a, "norm_type"_a, "kernel_size"_a, "stride"_a = nb::none(), "ceil_mode"_a = false);
+  m.def(
+      "lp_pool2d",
+      [](T x, double norm_type, nb::handle kernel, nb::handle stride, bool ceil_mode) {
+        auto k = pair_arg(kernel, "kernel_size");
+        std::optional<ExpandingArray<2>> s;
+        if (!stride.is_none()) s = pair_arg(stride, "stride");
+        nb::gil_scoped_release release;
+        return lp_pool2d(x, norm_type, k, s, ceil_mode);
+      },
+      "input"_a, "norm_type"_a, "kernel_size"_a, "stride"_a = nb::none(), "ceil_mode"_a = false);
+}
+
 }  // namespace
 
 void init_nn_functional(nb::module_& m) {
@@ -867,6 +996,7 @@ void init_nn_functional(nb::module_& m) {
   def_losses(nn);
   def_attention(nn);
   def_clip_grad(nn);
+  def_catalogue(nn);
 }
 
 }  // namespace ember::python

@@ -184,6 +184,15 @@ void ThresholdImpl::pretty_print(std::ostream& stream) const {
   stream << ")";
 }
 
+Tensor Softmax2dImpl::forward(const Tensor& input) {
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4, ValueError,
+              "Softmax2d: expected input to be 3D or 4D, got ", input.dim(), "D instead");
+  return ember::softmax(input, -3);
+}
+void Softmax2dImpl::pretty_print(std::ostream& stream) const {
+  stream << "ember::nn::Softmax2d()";
+}
+
 Tensor SoftminImpl::forward(const Tensor& input) {
   return functional::softmin(input, options.dim());
 }

@@ -117,6 +117,20 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
   return reduce((d_ap - d_an + margin).clamp_min(0), reduction, "triplet_margin_loss");
 }
 
+Tensor triplet_margin_with_distance_loss(
+    const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+    std::optional<std::function<Tensor(const Tensor&, const Tensor&)>> distance_function,
+    double margin, bool swap, int64_t reduction) {
+  auto distance = [&](const Tensor& a, const Tensor& b) {
+    return distance_function ? (*distance_function)(a, b) : pairwise_distance(a, b);
+  };
+  Tensor positive_distance = distance(anchor, positive);
+  Tensor negative_distance = distance(anchor, negative);
+  if (swap) negative_distance = minimum(negative_distance, distance(positive, negative));
+  Tensor loss = clamp(positive_distance - negative_distance + margin, 0.0);
+  return reduce(loss, reduction, "triplet_margin_with_distance_loss");
+}
+
 Tensor multi_margin_loss(const Tensor& input, const Tensor& target, int64_t p, double margin,
                          const Tensor& weight, int64_t reduction) {
   EMBER_CHECK(p == 1 || p == 2, ValueError, "only p == 1 and p == 2 supported");
@@ -250,6 +264,17 @@ Tensor TripletMarginLossImpl::forward(const Tensor& anchor, const Tensor& positi
 Tensor GaussianNLLLossImpl::forward(const Tensor& input, const Tensor& target, const Tensor& var) {
   return gaussian_nll_loss(input, target, var, options.full(), options.eps(),
                            reduction_code(options.reduction()));
+}
+
+Tensor TripletMarginWithDistanceLossImpl::forward(const Tensor& anchor, const Tensor& positive,
+                                                  const Tensor& negative) {
+  return triplet_margin_with_distance_loss(anchor, positive, negative, options.distance_function(),
+                                           options.margin(), options.swap(),
+                                           reduction_code(options.reduction()));
+}
+void TripletMarginWithDistanceLossImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::TripletMarginWithDistanceLoss(margin=" << options.margin()
+         << ", swap=" << options.swap() << ")";
 }
 
 // libtorch 1.13's printouts.

@@ -125,6 +125,34 @@ int main() {
   show("KLDivLoss", nn::KLDivLoss());
   show("Embedding", nn::Embedding(10, 3));
   show("Embedding padding_idx", nn::Embedding(nn::EmbeddingOptions(10, 3).padding_idx(0)));
+  show("Embedding options", nn::Embedding(nn::EmbeddingOptions(5, 3)
+                                              .max_norm(1.0)
+                                              .norm_type(3)
+                                              .scale_grad_by_freq(true)
+                                              .sparse(true)
+                                              .padding_idx(1)));
+  show("EmbeddingBag", nn::EmbeddingBag(5, 3));
+  show("EmbeddingBag options", nn::EmbeddingBag(nn::EmbeddingBagOptions(5, 3)
+                                                    .mode(torch::kSum)
+                                                    .padding_idx(1)
+                                                    .max_norm(2.)
+                                                    .norm_type(1)
+                                                    .scale_grad_by_freq(true)
+                                                    .include_last_offset(true)
+                                                    .sparse(true)));
+  show("EmbeddingBag max", nn::EmbeddingBag(nn::EmbeddingBagOptions(5, 3).mode(torch::kMax)));
+  show("RReLU", nn::RReLU());
+  show("RReLU options", nn::RReLU(nn::RReLUOptions().lower(0.1).upper(0.5).inplace(true)));
+  show("Softmax2d", nn::Softmax2d());
+  show("CrossMapLRN2d", nn::CrossMapLRN2d(3));
+  show("CrossMapLRN2d options",
+       nn::CrossMapLRN2d(nn::CrossMapLRN2dOptions(4).alpha(0.5).beta(0.25).k(2)));
+  show("LPPool1d", nn::LPPool1d(nn::LPPool1dOptions(2, 3)));
+  show("LPPool2d", nn::LPPool2d(nn::LPPool2dOptions(1.5, {3, 2}).stride(1).ceil_mode(true)));
+  show("CTCLoss", nn::CTCLoss());
+  show("TripletMarginWithDistanceLoss",
+       nn::TripletMarginWithDistanceLoss(
+           nn::TripletMarginWithDistanceLossOptions().margin(0.5).swap(true)));
   show("Flatten", nn::Flatten());
   show("Flatten options", nn::Flatten(nn::FlattenOptions().start_dim(0).end_dim(2)));
   show("Functional", nn::Functional(torch::relu));

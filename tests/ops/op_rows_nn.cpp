@@ -517,6 +517,112 @@ std::vector<OpInfo> nn_rows() {
        true,
        kMmRtol,
        kMmAtol},
+      // ---- the catalogue (issue 34) ----
+      // CTC takes log-probabilities: its gradient is PyTorch's, that of the logits under
+      // log_softmax, so the row differentiates through log_softmax (finite differences agree).
+      {"ctc_loss",
+       {F({10, 3, 5}), Idx({3, 4}, 4)},
+       OP(ember::ctc_loss(a.log_softmax(2), b + 1, {10, 8, 6}, {4, 2, 3})),
+       "F.ctc_loss(a.log_softmax(2), b + 1, [10, 8, 6], [4, 2, 3])",
+       true,
+       1e-4,
+       1e-5},
+      {"ctc_loss_concatenated_sum",
+       {F({8, 2, 4}), Idx({5}, 3)},
+       OP(ember::ctc_loss(a.log_softmax(2), b + 1, ember::tensor({8, 7}, kLong).to(a.device()),
+                          ember::tensor({3, 2}, kLong).to(a.device()), 0, Reduction::Sum)),
+       "F.ctc_loss(a.log_softmax(2), b + 1, torch.tensor([8, 7]), torch.tensor([3, 2]), "
+       "reduction='sum')",
+       true,
+       1e-4,
+       1e-5},
+      // The third sample cannot be aligned (3 labels in 2 steps): zero_infinity zeroes it.
+      {"ctc_loss_blank_last_zero_infinity",
+       {F({6, 3, 4}), Idx({3, 3}, 3)},
+       OP(ember::ctc_loss(a.log_softmax(2), b, {6, 5, 2}, {3, 1, 3}, 3, Reduction::None, true)),
+       "F.ctc_loss(a.log_softmax(2), b, [6, 5, 2], [3, 1, 3], blank=3, reduction='none', "
+       "zero_infinity=True)",
+       true,
+       1e-4,
+       1e-5},
+      {"embedding_bag_sum_per_sample_weights",
+       {F({6, 3}), Idx({9}, 6), F({9})},
+       OP(std::get<0>(ember::embedding_bag(a, b, ember::tensor({0, 3, 3, 7}, kLong).to(a.device()),
+                                           false, 0, false, c))),
+       "torch.embedding_bag(a, b, torch.tensor([0, 3, 3, 7]), False, 0, False, c)[0]",
+       true},
+      {"embedding_bag_mean_padding_last_offset",
+       {F({5, 4}), Idx({8}, 5)},
+       OP(std::get<0>(ember::embedding_bag(a, b,
+                                           ember::tensor({0, 2, 2, 6, 8}, kLong).to(a.device()),
+                                           false, 1, false, {}, true, 2))),
+       "torch.embedding_bag(a, b, torch.tensor([0, 2, 2, 6, 8]), False, 1, False, None, True, "
+       "2)[0]",
+       true},
+      {"embedding_bag_max",
+       {F({6, 3}), Idx({7}, 6)},
+       OP(std::get<0>(
+           ember::embedding_bag(a, b, ember::tensor({0, 4, 4}, kLong).to(a.device()), false, 2))),
+       "torch.embedding_bag(a, b, torch.tensor([0, 4, 4]), False, 2)[0]",
+       true},
+      // scale_grad_by_freq's gradient is not the function's derivative: no finite differences.
+      [] {
+        OpInfo r{"embedding_bag_mean_scale_grad_by_freq",
+                 {F({5, 3}), Idx({8}, 5)},
+                 OP(std::get<0>(ember::embedding_bag(
+                     a, b, ember::tensor({0, 5}, kLong).to(a.device()), true, 1))),
+                 // PyTorch 1.13's embedding_bag scales by another index's count: the
+                 // reference is F.embedding's scale_grad_by_freq, bagged by hand.
+                 "r = F.embedding(b, a, scale_grad_by_freq=True); "
+                 "torch.stack([r[0:5].mean(0), r[5:8].mean(0)])",
+                 true};
+        r.finite_differences = false;
+        return r;
+      }(),
+      [] {
+        OpInfo r{"embedding_scale_grad_by_freq",
+                 {F({5, 3}), Idx({4, 3}, 5)},
+                 OP(ember::embedding(a, b, 1, true)),
+                 "torch.embedding(a, b, 1, True)",
+                 true};
+        r.finite_differences = false;
+        return r;
+      }(),
+      {"embedding_renorm_",
+       {F({6, 4}), Idx({5}, 6)},
+       OP(ember::embedding_renorm_(a.detach().clone(), b, 1.0, 2.0)),
+       "torch.embedding_renorm_(a.detach().clone(), b, 1.0, 2.0)",
+       false},
+      {"embedding_renorm_l1",
+       {F({6, 4}), Idx({5}, 6)},
+       OP(ember::embedding_renorm_(a.detach().clone(), b, 1.5, 1.0)),
+       "torch.embedding_renorm_(a.detach().clone(), b, 1.5, 1.0)",
+       false},
+      {"rrelu_eval", {F({3, 5})}, OP(ember::rrelu(a, 0.1, 0.3)), "F.rrelu(a, 0.1, 0.3)", true},
+      {"lp_pool1d",
+       {F({2, 3, 9}, kPos)},
+       OP(ember::lp_pool1d(a, 2.0, 3, 2)),
+       "F.lp_pool1d(a, 2.0, 3, 2)",
+       true},
+      {"lp_pool2d_ceil",
+       {F({2, 2, 5, 6}, kPos)},
+       OP(ember::lp_pool2d(a, 1.5, {2, 3}, std::nullopt, true)),
+       "F.lp_pool2d(a, 1.5, (2, 3), ceil_mode=True)",
+       true},
+      {"triplet_margin_with_distance_loss",
+       {F({4, 5}), F({4, 5}), F({4, 5})},
+       OP(ember::triplet_margin_with_distance_loss(a, b, c, std::nullopt, 0.5, true)),
+       "F.triplet_margin_with_distance_loss(a, b, c, margin=0.5, swap=True)",
+       true},
+      {"triplet_margin_with_distance_loss_cosine",
+       {F({4, 5}), F({4, 5}), F({4, 5})},
+       OP(ember::triplet_margin_with_distance_loss(
+           a, b, c,
+           [](const Tensor& x, const Tensor& y) { return 1.0 - ember::cosine_similarity(x, y); },
+           1.0, false, Reduction::Sum)),
+       "F.triplet_margin_with_distance_loss(a, b, c, distance_function=lambda x, y: "
+       "1 - F.cosine_similarity(x, y), reduction='sum')",
+       true},
   };
 }
 

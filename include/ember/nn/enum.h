@@ -15,6 +15,7 @@ namespace enumtype {
 EMBER_ENUM_TAG(kNone, "none")
 EMBER_ENUM_TAG(kMean, "mean")
 EMBER_ENUM_TAG(kSum, "sum")
+EMBER_ENUM_TAG(kMax, "max")
 EMBER_ENUM_TAG(kFanIn, "fan_in")
 EMBER_ENUM_TAG(kFanOut, "fan_out")
 EMBER_ENUM_TAG(kLinear, "linear")
@@ -54,6 +55,7 @@ EMBER_ENUM_TAG(kRNN_RELU, "RNN_RELU")
 constexpr enumtype::kNone kNone{};
 constexpr enumtype::kMean kMean{};
 constexpr enumtype::kSum kSum{};
+constexpr enumtype::kMax kMax{};
 constexpr enumtype::kFanIn kFanIn{};
 constexpr enumtype::kFanOut kFanOut{};
 constexpr enumtype::kLinear kLinear{};

@@ -105,6 +105,14 @@ inline Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& option
   return ember::avg_pool1d(input, options.kernel_size(), options.stride(), options.padding(),
                            options.ceil_mode(), options.count_include_pad());
 }
+inline Tensor lp_pool1d(const Tensor& input, const LPPool1dFuncOptions& options) {
+  return ember::lp_pool1d(input, options.norm_type(), options.kernel_size(), options.stride(),
+                          options.ceil_mode());
+}
+inline Tensor lp_pool2d(const Tensor& input, const LPPool2dFuncOptions& options) {
+  return ember::lp_pool2d(input, options.norm_type(), options.kernel_size(), options.stride(),
+                          options.ceil_mode());
+}
 inline Tensor adaptive_avg_pool1d(const Tensor& input,
                                   const AdaptiveAvgPool1dFuncOptions& options) {
   return ember::adaptive_avg_pool1d(input, options.output_size());
@@ -207,10 +215,14 @@ inline Tensor feature_alpha_dropout(Tensor input,
       options.inplace());
 }
 
-inline Tensor embedding(const Tensor& input, const Tensor& weight,
-                        const EmbeddingFuncOptions& options = {}) {
-  return ember::embedding(weight, input, options.padding_idx().value_or(-1));
-}
+// PyTorch's checks of padding_idx (negative counts from the end), then with max_norm the rows
+// named by input renormalised in place (src/nn/embedding.cpp).
+EMBER_API Tensor embedding(const Tensor& input, const Tensor& weight,
+                           const EmbeddingFuncOptions& options = {});
+// PyTorch's F.embedding_bag: 1-d input with offsets, or 2-d input of equal bags without
+// (src/nn/embedding_bag.cpp).
+EMBER_API Tensor embedding_bag(const Tensor& input, const Tensor& weight,
+                               const EmbeddingBagFuncOptions& options = {});
 
 inline Tensor relu(Tensor input, const ReLUFuncOptions& options = {}) {
   return options.inplace() ? input.relu_() : ember::relu(input);
@@ -257,6 +269,14 @@ inline Tensor threshold(Tensor input, const ThresholdFuncOptions& options) {
 }
 inline Tensor glu(const Tensor& input, const GLUFuncOptions& options = {}) {
   return ember::glu(input, options.dim());
+}
+inline Tensor rrelu(Tensor input, const RReLUFuncOptions& options = {}) {
+  return options.inplace()
+             ? ember::rrelu_(input, options.lower(), options.upper(), options.training())
+             : ember::rrelu(input, options.lower(), options.upper(), options.training());
+}
+inline Tensor gumbel_softmax(const Tensor& logits, const GumbelSoftmaxFuncOptions& options = {}) {
+  return ember::gumbel_softmax(logits, options.tau(), options.hard(), options.dim());
 }
 inline Tensor prelu(const Tensor& input, const Tensor& weight) {
   return ember::prelu(input, weight);
@@ -432,6 +452,18 @@ inline Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2,
                                     const CosineEmbeddingLossFuncOptions& options = {}) {
   return ember::cosine_embedding_loss(input1, input2, target, options.margin(),
                                       reduction_code(options.reduction()));
+}
+inline Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& input_lengths,
+                       const Tensor& target_lengths, const CTCLossFuncOptions& options = {}) {
+  return ember::ctc_loss(log_probs, targets, input_lengths, target_lengths, options.blank(),
+                         reduction_code(options.reduction()), options.zero_infinity());
+}
+inline Tensor triplet_margin_with_distance_loss(
+    const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+    const TripletMarginWithDistanceLossFuncOptions& options = {}) {
+  return ember::triplet_margin_with_distance_loss(
+      anchor, positive, negative, options.distance_function(), options.margin(), options.swap(),
+      reduction_code(options.reduction()));
 }
 inline Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive,
                                   const Tensor& negative,

@@ -3,6 +3,7 @@
 // functional API (ember::nn::functional) and the modules call these. Reductions take ATen's
 // integer codes, ember::Reduction::{None, Mean, Sum}.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -128,8 +129,27 @@ EMBER_API Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tens
 EMBER_API Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih,
                                const Tensor& w_hh, const Tensor& b_ih = {},
                                const Tensor& b_hh = {});
-// Rows of weight picked by indices; the padding_idx row (when >= 0) gets no gradient.
-EMBER_API Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
+// Rows of weight picked by indices; the padding_idx row (when >= 0) gets no gradient. With
+// scale_grad_by_freq each row's gradient is divided by the number of times its index occurs;
+// sparse is accepted for libtorch code (the gradient is dense).
+EMBER_API Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1,
+                           bool scale_grad_by_freq = false, bool sparse = false);
+// Rescales, in place and without recording a gradient, each row of self named in indices whose
+// norm_type-norm exceeds max_norm to norm max_norm (PyTorch's scale max_norm / (norm + 1e-7)).
+EMBER_API Tensor embedding_renorm_(const Tensor& self, const Tensor& indices, double max_norm,
+                                   double norm_type);
+// Sums (mode 0), averages (1) or takes the elementwise maximum (2) of the rows of weight named
+// by each bag of indices: 1-d indices cut into bags at offsets (with include_last_offset the last
+// offset ends the last bag), or 2-d indices [B, L] of B bags of L (offsets undefined).
+// per_sample_weights (mode sum only) scales each looked-up row; indices equal to padding_idx are
+// left out of their bag. Returns (output [B, D], offset2bag: each index's bag, bag_size: each
+// bag's count of indices, max_indices: for mode max the row each maximum came from, else
+// undefined). An empty bag gives zeros.
+EMBER_API std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
+    const Tensor& weight, const Tensor& indices, const Tensor& offsets,
+    bool scale_grad_by_freq = false, int64_t mode = 0, bool sparse = false,
+    const Tensor& per_sample_weights = {}, bool include_last_offset = false,
+    std::optional<int64_t> padding_idx = std::nullopt);
 
 // Activations (torch::leaky_relu, ...), composed from elementwise ops.
 EMBER_API Tensor leaky_relu(const Tensor& input, double negative_slope = 0.01);
@@ -159,6 +179,26 @@ EMBER_API Tensor threshold(const Tensor& input, double threshold, double value);
 EMBER_API Tensor glu(const Tensor& input, int64_t dim = -1);
 // leaky_relu with a learned slope per channel (dim 1), or one slope for all.
 EMBER_API Tensor prelu(const Tensor& input, const Tensor& weight);
+// leaky_relu with a random slope: in training each negative element gets its own slope drawn
+// from U(lower, upper) (the default generator); otherwise the slope is (lower + upper) / 2.
+EMBER_API Tensor rrelu(const Tensor& input, double lower = 1.0 / 8.0, double upper = 1.0 / 3.0,
+                       bool training = false);
+// rrelu written into input.
+EMBER_API Tensor rrelu_(const Tensor& input, double lower = 1.0 / 8.0, double upper = 1.0 / 3.0,
+                        bool training = false);
+// softmax((logits + Gumbel(0, 1) noise) / tau) along dim; with hard, the one-hot of its largest
+// entry, whose gradient is the soft sample's (straight-through).
+EMBER_API Tensor gumbel_softmax(const Tensor& logits, double tau = 1.0, bool hard = false,
+                                int64_t dim = -1);
+
+// Power-average pooling, (sum of x^p over each window)^(1/p) with p = norm_type, over [N, C, L]
+// or [N, C, H, W] (or unbatched); stride defaults to kernel_size.
+EMBER_API Tensor lp_pool1d(const Tensor& input, double norm_type, ExpandingArray<1> kernel_size,
+                           std::optional<ExpandingArray<1>> stride = std::nullopt,
+                           bool ceil_mode = false);
+EMBER_API Tensor lp_pool2d(const Tensor& input, double norm_type, ExpandingArray<2> kernel_size,
+                           std::optional<ExpandingArray<2>> stride = std::nullopt,
+                           bool ceil_mode = false);
 
 // [*, C * r * r, H, W] -> [*, C, H * r, W * r] (sub-pixel convolution, Shi et al. 2016) and back.
 EMBER_API Tensor pixel_shuffle(const Tensor& input, int64_t upscale_factor);
@@ -254,5 +294,26 @@ EMBER_API Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, boo
 EMBER_API Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var,
                                    bool full = false, double eps = 1e-6,
                                    int64_t reduction = Reduction::Mean);
+
+// Connectionist temporal classification: the negative log likelihood of each target under
+// log_probs [T, N, C] (or unbatched [T, C]) summed over every alignment. targets are padded
+// [N, S] or the targets concatenated in 1-d; input_lengths and target_lengths give each
+// sample's lengths. kMean divides each loss by its target length (at least 1) and averages.
+// The gradient with respect to log_probs is PyTorch's (that of the logits under log_softmax).
+EMBER_API Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets,
+                          const Tensor& input_lengths, const Tensor& target_lengths,
+                          int64_t blank = 0, int64_t reduction = Reduction::Mean,
+                          bool zero_infinity = false);
+EMBER_API Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
+                          IntArrayRef target_lengths, int64_t blank = 0,
+                          int64_t reduction = Reduction::Mean, bool zero_infinity = false);
+// max(0, margin + d(anchor, positive) - d(anchor, negative)) for a distance function d
+// (pairwise_distance when not given); with swap, d(anchor, negative) is the smaller of it and
+// d(positive, negative).
+EMBER_API Tensor triplet_margin_with_distance_loss(
+    const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+    std::optional<std::function<Tensor(const Tensor&, const Tensor&)>> distance_function =
+        std::nullopt,
+    double margin = 1.0, bool swap = false, int64_t reduction = Reduction::Mean);
 
 }  // namespace ember

@@ -179,6 +179,29 @@ def relu6(input, inplace=False):
     return _maybe_inplace(input, _nn.relu6(input), inplace)
 
 
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    return _nn.rrelu(input, lower, upper, training, inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return _nn.rrelu(input, lower, upper, training, True)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    if eps != 1e-10:
+        import warnings
+        warnings.warn("`eps` parameter is deprecated and has no effect.")
+    return _nn.gumbel_softmax(logits, tau, hard, dim)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _nn.lp_pool1d(input, float(norm_type), kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _nn.lp_pool2d(input, float(norm_type), kernel_size, stride, ceil_mode)
+
+
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _maybe_inplace(input, _nn.leaky_relu(input, negative_slope), inplace)
 
@@ -346,12 +369,41 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not "
-                                  "supported by ember")
     if padding_idx is not None and not -weight.size(0) <= padding_idx < weight.size(0):
         raise AssertionError("Padding_idx must be within num_embeddings")
-    return _nn.embedding(input, weight, padding_idx)
+    return _nn.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+                         sparse)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    # PyTorch's Python checks (ValueError, where the C++ function's raise RuntimeError).
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+                         f"not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
+                             "is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {type(offsets)}")
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    return _nn.embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode,
+                             sparse, per_sample_weights, include_last_offset, padding_idx)
 
 
 # ---- losses ----
@@ -435,24 +487,6 @@ def pdist(input, p=2):
     return diff.norm(p, dim=1)
 
 
-def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
-    """Samples from the Gumbel-softmax distribution (PyTorch's recipe): softmax((logits + g) /
-    tau) with g = -log(Exponential(1)); with hard=True the one-hot of its maximum in the forward
-    and the soft sample's gradient in the backward (straight through)."""
-    if eps != 1e-10:
-        _warnings.warn("`eps` parameter is deprecated and has no effect.")
-    gumbels = -_C.empty_like(logits).exponential_().log()
-    y_soft = ((logits + gumbels) / tau).softmax(dim)
-    if not hard:
-        return y_soft
-    index = y_soft.max(dim, keepdim=True)[1]
-    positions = _C.arange(y_soft.shape[dim], device=y_soft.device)
-    shape = [1] * y_soft.dim()
-    shape[dim] = y_soft.shape[dim]
-    y_hard = (positions.reshape(shape) == index).to(y_soft.dtype)
-    return y_hard - y_soft.detach() + y_soft
-
-
 def huber_loss(input, target, reduction="mean", delta=1.0):
     return _nn.huber_loss(input, target, _checked_reduction(reduction), delta)
 
@@ -499,6 +533,18 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
                           reduction="mean"):
     return _nn.cosine_embedding_loss(input1, input2, target, margin,
                                      _reduction(size_average, reduce, reduction))
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    return _nn.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function,
+                                                 margin, swap, _checked_reduction(reduction))
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    return _nn.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                        _checked_reduction(reduction), zero_infinity)
 
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,

@@ -1,7 +1,7 @@
 #pragma once
 // Activation layers: ReLU, LeakyReLU, ELU, Softplus, Hardtanh, GELU, SiLU, Sigmoid, Tanh,
 // Softmax, LogSoftmax, ReLU6, SELU, CELU, Hardshrink, Softshrink, Threshold, GLU, PReLU, Softmin,
-// Mish, Hardswish, Hardsigmoid, Softsign, Tanhshrink, LogSigmoid.
+// Mish, Hardswish, Hardsigmoid, Softsign, Tanhshrink, LogSigmoid, RReLU, Softmax2d.
 #include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/activation.h"
@@ -148,6 +148,10 @@ EMBER_ACTIVATION(Hardsigmoid);
 EMBER_ACTIVATION(Softsign);
 EMBER_ACTIVATION(Tanhshrink);
 EMBER_ACTIVATION(LogSigmoid);
+// Softmax over the channels of [N, C, H, W] or [C, H, W] (dim -3).
+EMBER_ACTIVATION(Softmax2d);
+// Random slopes in training (is_training()), their mean in evaluation.
+EMBER_ACTIVATION_WITH_OPTIONS(RReLU, Tensor);
 #undef EMBER_ACTIVATION
 #undef EMBER_ACTIVATION_WITH_OPTIONS
 

@@ -117,6 +117,10 @@ EMBER_LOSS_MODULE(CosineEmbeddingLoss, const Tensor& input1, const Tensor& input
 EMBER_LOSS_MODULE(TripletMarginLoss, const Tensor& anchor, const Tensor& positive,
                   const Tensor& negative);
 EMBER_LOSS_MODULE(GaussianNLLLoss, const Tensor& input, const Tensor& target, const Tensor& var);
+EMBER_LOSS_MODULE(CTCLoss, const Tensor& log_probs, const Tensor& targets,
+                  const Tensor& input_lengths, const Tensor& target_lengths);
+EMBER_LOSS_MODULE(TripletMarginWithDistanceLoss, const Tensor& anchor, const Tensor& positive,
+                  const Tensor& negative);
 #undef EMBER_LOSS_MODULE
 
 }  // namespace ember::nn

@@ -1,5 +1,5 @@
 #pragma once
-// MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d and AdaptiveMaxPool1d/2d.
+// MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d and LPPool1d/2d.
 #include <tuple>
 
 #include "ember/nn/cloneable.h"
@@ -109,5 +109,25 @@ class EMBER_API AdaptiveMaxPool1dImpl : public Cloneable<AdaptiveMaxPool1dImpl> 
   AdaptiveMaxPool1dOptions options;
 };
 EMBER_MODULE(AdaptiveMaxPool1d);
+
+class EMBER_API LPPool1dImpl : public Cloneable<LPPool1dImpl> {
+ public:
+  void reset() override {}
+  explicit LPPool1dImpl(const LPPool1dOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  LPPool1dOptions options;
+};
+EMBER_MODULE(LPPool1d);
+
+class EMBER_API LPPool2dImpl : public Cloneable<LPPool2dImpl> {
+ public:
+  void reset() override {}
+  explicit LPPool2dImpl(const LPPool2dOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  LPPool2dOptions options;
+};
+EMBER_MODULE(LPPool2d);
 
 }  // namespace ember::nn

@@ -98,6 +98,14 @@ struct SoftminOptions {
   EMBER_ARG(int64_t, dim);
 };
 
+// Leaky ReLU with a random negative slope: drawn from U(lower, upper) per element in training,
+// (lower + upper) / 2 in evaluation.
+struct RReLUOptions {
+  EMBER_ARG(double, lower) = 1.0 / 8.0;
+  EMBER_ARG(double, upper) = 1.0 / 3.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+
 namespace functional {
 using ReLUFuncOptions = ReLUOptions;
 using LeakyReLUFuncOptions = LeakyReLUOptions;
@@ -126,6 +134,19 @@ struct LogSoftmaxFuncOptions {
   LogSoftmaxFuncOptions(int64_t dim) : dim_(dim) {}  // NOLINT
   EMBER_ARG(int64_t, dim);
   EMBER_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
+};
+struct RReLUFuncOptions {
+  EMBER_ARG(double, lower) = 1.0 / 8.0;
+  EMBER_ARG(double, upper) = 1.0 / 3.0;
+  EMBER_ARG(bool, training) = false;
+  EMBER_ARG(bool, inplace) = false;
+};
+// Softmax of the logits plus Gumbel(0, 1) noise, at temperature tau; with hard, the one-hot of
+// the largest, with the soft sample's gradient.
+struct GumbelSoftmaxFuncOptions {
+  EMBER_ARG(double, tau) = 1.0;
+  EMBER_ARG(bool, hard) = false;
+  EMBER_ARG(int, dim) = -1;
 };
 }  // namespace functional
 

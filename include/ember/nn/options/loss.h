@@ -1,6 +1,8 @@
 #pragma once
 // Options of the loss modules; F::*FuncOptions are the same types, as in libtorch.
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <variant>
 
 #include "ember/nn/arg.h"
@@ -149,6 +151,25 @@ struct GaussianNLLLossOptions {
   EMBER_ARG(reduction_t, reduction) = kMean;
 };
 
+// Connectionist temporal classification (F::ctc_loss, CTCLoss).
+struct CTCLossOptions {
+  // The class index of the blank label.
+  EMBER_ARG(int64_t, blank) = 0;
+  // kMean divides each sample's loss by its target length, then averages over the batch.
+  EMBER_ARG(reduction_t, reduction) = kMean;
+  // Infinite losses (no alignment fits) and their gradients become zero.
+  EMBER_ARG(bool, zero_infinity) = false;
+};
+
+struct TripletMarginWithDistanceLossOptions {
+  using distance_function_t = std::function<Tensor(const Tensor&, const Tensor&)>;
+  // The distance of two batches of embeddings; pairwise_distance when not given.
+  EMBER_ARG(std::optional<distance_function_t>, distance_function) = std::nullopt;
+  EMBER_ARG(double, margin) = 1.0;
+  EMBER_ARG(bool, swap) = false;
+  EMBER_ARG(reduction_t, reduction) = kMean;
+};
+
 #undef EMBER_REDUCTION_CTORS
 
 namespace functional {
@@ -171,6 +192,8 @@ using TripletMarginLossFuncOptions = TripletMarginLossOptions;
 using MultiMarginLossFuncOptions = MultiMarginLossOptions;
 using PoissonNLLLossFuncOptions = PoissonNLLLossOptions;
 using GaussianNLLLossFuncOptions = GaussianNLLLossOptions;
+using CTCLossFuncOptions = CTCLossOptions;
+using TripletMarginWithDistanceLossFuncOptions = TripletMarginWithDistanceLossOptions;
 }  // namespace functional
 
 }  // namespace ember::nn

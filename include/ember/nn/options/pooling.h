@@ -55,7 +55,23 @@ struct AdaptiveMaxPoolOptions {
 using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<1>;
 using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<2>;
 
+// Power-average pooling: (sum over the window of x^p)^(1/p), p = norm_type.
+template <size_t D>
+struct LPPoolOptions {
+  LPPoolOptions(double norm_type, ExpandingArray<D> kernel_size)
+      : norm_type_(norm_type), kernel_size_(kernel_size), stride_(kernel_size) {}
+  EMBER_ARG(double, norm_type);
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  // Defaults to kernel_size.
+  EMBER_ARG(ExpandingArray<D>, stride);
+  EMBER_ARG(bool, ceil_mode) = false;
+};
+using LPPool1dOptions = LPPoolOptions<1>;
+using LPPool2dOptions = LPPoolOptions<2>;
+
 namespace functional {
+using LPPool1dFuncOptions = LPPool1dOptions;
+using LPPool2dFuncOptions = LPPool2dOptions;
 using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
 using AvgPool1dFuncOptions = AvgPool1dOptions;

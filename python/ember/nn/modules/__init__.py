@@ -4,16 +4,18 @@ from .linear import Identity, Linear, Bilinear  # noqa: F401
 from .fold import Fold, Unfold  # noqa: F401
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d  # noqa: F401
 from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d,  # noqa: F401
-                      AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d)
+                      AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, LPPool1d,
+                      LPPool2d)
 from .activation import (ReLU, LeakyReLU, ELU, Sigmoid, Tanh, SiLU, GELU, Softplus,  # noqa: F401
                          Softmax, LogSoftmax, Softmin, ReLU6, SELU, CELU, Mish, Hardswish,
                          Hardsigmoid, Threshold, Hardshrink, Softshrink, GLU, PReLU, Softsign,
-                         Tanhshrink, LogSigmoid, Hardtanh, MultiheadAttention)
+                         Tanhshrink, LogSigmoid, Hardtanh, MultiheadAttention, RReLU, Softmax2d)
 from .dropout import (Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,  # noqa: F401
                       FeatureAlphaDropout)
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d,  # noqa: F401
-                            InstanceNorm2d, LayerNorm, GroupNorm, LocalResponseNorm)
-from .sparse import Embedding  # noqa: F401
+                            InstanceNorm2d, LayerNorm, GroupNorm, LocalResponseNorm,
+                            CrossMapLRN2d)
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .padding import (ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,  # noqa: F401
                       ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, ConstantPad1d,
@@ -27,7 +29,8 @@ from .loss import (MSELoss, L1Loss, SmoothL1Loss, KLDivLoss, NLLLoss,  # noqa: F
                    SoftMarginLoss,
                    MultiLabelSoftMarginLoss, MultiLabelMarginLoss, HingeEmbeddingLoss,
                    MultiMarginLoss, PoissonNLLLoss, GaussianNLLLoss, MarginRankingLoss,
-                   CosineEmbeddingLoss, TripletMarginLoss)
+                   CosineEmbeddingLoss, TripletMarginLoss, CTCLoss,
+                   TripletMarginWithDistanceLoss)
 from .distance import PairwiseDistance, CosineSimilarity  # noqa: F401
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell  # noqa: F401
 from .transformer import (Transformer, TransformerEncoder, TransformerDecoder,  # noqa: F401

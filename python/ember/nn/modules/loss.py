@@ -1,6 +1,7 @@
 """The loss layers: each holds its options (reduction=, weight=, ...) and calls the C++ loss."""
 from ..._C import _nn
 from .. import functional as F
+from .distance import PairwiseDistance
 from .module import Module
 
 
@@ -189,3 +190,29 @@ class TripletMarginLoss(_Loss):
         return F.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps,
                                      self.swap, reduction=self.reduction)
 
+
+
+class CTCLoss(_Loss):
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return _nn.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                            F._checked_reduction(self.reduction), self.zero_infinity)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        self.distance_function = distance_function if distance_function is not None \
+            else PairwiseDistance()
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return _nn.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                     self.distance_function, self.margin,
+                                                     self.swap,
+                                                     F._checked_reduction(self.reduction))

@@ -1,4 +1,5 @@
-"""BatchNorm1d/2d, InstanceNorm1d/2d (running statistics as buffers), LayerNorm, GroupNorm."""
+"""BatchNorm1d/2d, InstanceNorm1d/2d (running statistics as buffers), LayerNorm, GroupNorm,
+LocalResponseNorm, CrossMapLRN2d."""
 from ... import _C
 from ..._C import _nn
 from .. import init
@@ -176,6 +177,25 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return _nn.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """PyTorch's legacy cross-channel normalisation (its quirky windows and gradient included)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise AssertionError("CrossMapLRN2d expects 4-D input")
+        return _nn.cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -101,3 +101,28 @@ class AdaptiveMaxPool2d(Module):
 class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
     def forward(self, input):
         return _nn.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    def forward(self, input):
+        return _nn.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride,
+                             self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    def forward(self, input):
+        return _nn.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
+                             self.ceil_mode)
