@@ -39,3 +39,4 @@ from .lazy import (LazyLinear, LazyConv1d, LazyConv2d, LazyConvTranspose1d,  # n
                    LazyConvTranspose2d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d,
                    LazyInstanceNorm1d, LazyInstanceNorm2d)
 from .sync_batchnorm import SyncBatchNorm  # noqa: F401
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
