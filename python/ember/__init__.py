@@ -13,6 +13,8 @@ from .autograd import inference_mode, is_inference_mode_enabled  # noqa: F401
 from . import _hooks  # noqa: F401  Tensor.register_hook
 from . import _composites  # noqa: F401  Tensor.new_zeros, new_ones, new_empty, new_full, new_tensor
 from . import _tensor_deepcopy  # noqa: F401  Tensor.__deepcopy__
+from ._aliases import *  # noqa: F401,F403  multiply, greater_equal, clamp_min, ... (PyTorch's)
+from . import _aliases as _alias_names
 from ._tensor_ctor import tensor, as_tensor  # noqa: F401
 from ._generator import Generator  # noqa: F401
 from .serialization import save, load  # noqa: F401
@@ -44,4 +46,4 @@ __all__ = [name for name in dir(_C) if not name.startswith("_")] + [
     "distributed", "autocast", "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_gpu_dtype",
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled",
     "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
-    "set_autocast_enabled", "set_autocast_gpu_dtype"]
+    "set_autocast_enabled", "set_autocast_gpu_dtype"] + _alias_names.__all__

@@ -41,7 +41,11 @@ NOT_OPS = {
 }
 
 # Python spellings whose rows are under another name (as kExempt of test_op_coverage.cpp).
-ALIASES = {"clip": "clamp", "fix": "trunc", "arcsin": "asin", "arccos": "acos",
+ALIASES = {"clip": "clamp", "clamp_min": "clamp", "clamp_max": "clamp", "multiply": "mul",
+           "divide": "div", "subtract": "sub", "true_divide": "div", "negative": "neg",
+           "absolute": "abs", "greater": "gt", "greater_equal": "ge", "less": "lt",
+           "less_equal": "le", "not_equal": "ne", "arctan2": "atan2", "positive": "neg",
+           "fix": "trunc", "arcsin": "asin", "arccos": "acos",
            "arctan": "atan"}
 
 

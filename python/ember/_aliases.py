@@ -1,0 +1,47 @@
+"""PyTorch's other spellings of existing ops (torch.multiply, Tensor.greater_equal_, ...), as
+functions of ember and methods of Tensor: each is the canonical op under PyTorch's alias name, so
+there is nothing to test but that the names exist and forward (tests/python/test_aliases.py)."""
+from . import _C
+
+# alias -> canonical name, for the function and the method (and their in-place forms).
+_SAME = {
+    "multiply": "mul", "divide": "div", "subtract": "sub", "true_divide": "div",
+    "negative": "neg", "absolute": "abs", "greater": "gt", "greater_equal": "ge", "less": "lt",
+    "less_equal": "le", "not_equal": "ne", "arctan2": "atan2",
+}
+_INPLACE = ["multiply", "divide", "subtract", "true_divide", "negative", "absolute"]
+
+
+def clamp_min(input, min):
+    return input.clamp(min=min)
+
+
+def clamp_max(input, max):
+    return input.clamp(max=max)
+
+
+def positive(input):
+    """The input itself (the unary plus), refused for bool as PyTorch does."""
+    if input.dtype == _C.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def _install():
+    functions = {"clamp_min": clamp_min, "clamp_max": clamp_max, "positive": positive}
+    for alias, name in _SAME.items():
+        if hasattr(_C, name):
+            functions[alias] = getattr(_C, name)
+        setattr(_C.Tensor, alias, getattr(_C.Tensor, name))
+    for alias in _INPLACE:
+        setattr(_C.Tensor, alias + "_", getattr(_C.Tensor, _SAME[alias] + "_"))
+    _C.Tensor.clamp_min = lambda self, min: self.clamp(min=min)
+    _C.Tensor.clamp_max = lambda self, max: self.clamp(max=max)
+    _C.Tensor.clamp_min_ = lambda self, min: self.clamp_(min=min)
+    _C.Tensor.clamp_max_ = lambda self, max: self.clamp_(max=max)
+    _C.Tensor.positive = positive
+    return functions
+
+
+globals().update(_install())
+__all__ = ["clamp_min", "clamp_max", "positive"] + [a for a in _SAME if hasattr(_C, _SAME[a])]
