@@ -51,6 +51,14 @@ nn::conv_padding_nd_t<D> conv_padding_arg(nb::handle h) {
   return sizes_arg<D>(h, "padding");
 }
 
+// A stride that may be None (or empty): the kernel size.
+template <size_t D>
+std::optional<ExpandingArray<D>> opt_sizes_arg(nb::handle h, const char* what) {
+  if (h.is_none()) return std::nullopt;
+  if (PySequence_Check(h.ptr()) && PySequence_Size(h.ptr()) == 0) return std::nullopt;
+  return sizes_arg<D>(h, what);
+}
+
 std::optional<ExpandingArray<2>> opt_pair_arg(nb::handle h, const char* what) {
   if (h.is_none()) return std::nullopt;
   // PyTorch treats an empty stride (stride=[]) as "the kernel size".
@@ -139,6 +147,79 @@ void def_pools(nb::module_& m) {
         return values_or_pair(r, return_indices);
       },
       "input"_a, "output_size"_a, "return_indices"_a = false);
+  m.def(
+      "max_pool3d",
+      [](T x, nb::handle kernel, nb::handle stride, nb::handle padding, nb::handle dilation,
+         bool ceil_mode, bool return_indices) {
+        auto k = sizes_arg<3>(kernel, "kernel_size"), p = sizes_arg<3>(padding, "padding"),
+             d = sizes_arg<3>(dilation, "dilation");
+        auto s = opt_sizes_arg<3>(stride, "stride");
+        std::tuple<Tensor, Tensor> r;
+        {
+          nb::gil_scoped_release release;
+          r = max_pool3d_with_indices(x, k, s, p, d, ceil_mode);
+        }
+        return values_or_pair(r, return_indices);
+      },
+      "input"_a, "kernel_size"_a, "stride"_a = nb::none(), "padding"_a = 0, "dilation"_a = 1,
+      "ceil_mode"_a = false, "return_indices"_a = false);
+  m.def(
+      "avg_pool3d",
+      [](T x, nb::handle kernel, nb::handle stride, nb::handle padding, bool ceil_mode,
+         bool count_include_pad, std::optional<int64_t> divisor_override) {
+        auto k = sizes_arg<3>(kernel, "kernel_size"), p = sizes_arg<3>(padding, "padding");
+        auto s = opt_sizes_arg<3>(stride, "stride");
+        nb::gil_scoped_release release;
+        return avg_pool3d(x, k, s, p, ceil_mode, count_include_pad, divisor_override);
+      },
+      "input"_a, "kernel_size"_a, "stride"_a = nb::none(), "padding"_a = 0, "ceil_mode"_a = false,
+      "count_include_pad"_a = true, "divisor_override"_a = nb::none());
+  m.def(
+      "adaptive_avg_pool3d",
+      [](T x, nb::handle size) {
+        auto o = sizes_arg<3>(size, "output_size");
+        nb::gil_scoped_release release;
+        return adaptive_avg_pool3d(x, o);
+      },
+      "input"_a, "output_size"_a);
+  m.def(
+      "adaptive_max_pool3d",
+      [](T x, nb::handle size, bool return_indices) {
+        auto o = sizes_arg<3>(size, "output_size");
+        std::tuple<Tensor, Tensor> r;
+        {
+          nb::gil_scoped_release release;
+          r = adaptive_max_pool3d(x, o);
+        }
+        return values_or_pair(r, return_indices);
+      },
+      "input"_a, "output_size"_a, "return_indices"_a = false);
+  // max_unpool1d/2d/3d with the spatial output size already chosen (ember/nn/functional.py
+  // computes it from the kernel, stride, padding and output_size as PyTorch does).
+  m.def(
+      "max_unpool1d",
+      [](T x, T indices, nb::handle size) {
+        auto o = sizes_arg<1>(size, "output_size");
+        nb::gil_scoped_release release;
+        return max_unpool1d(x, indices, o);
+      },
+      "input"_a, "indices"_a, "output_size"_a);
+  m.def(
+      "max_unpool2d",
+      [](T x, T indices, nb::handle size) {
+        auto o = sizes_arg<2>(size, "output_size");
+        nb::gil_scoped_release release;
+        return max_unpool2d(x, indices, o);
+      },
+      "input"_a, "indices"_a, "output_size"_a);
+  m.def(
+      "max_unpool3d",
+      [](T x, T indices, nb::handle size) {
+        auto o = sizes_arg<3>(size, "output_size");
+        nb::gil_scoped_release release;
+        return max_unpool3d(x, indices, o);
+      },
+      "input"_a, "indices"_a, "output_size"_a);
 }
 
 void def_layers(nb::module_& m) {
@@ -222,6 +303,29 @@ void def_layers(nb::module_& m) {
              op = pair_arg(output_padding, "output_padding"), d = pair_arg(dilation, "dilation");
         nb::gil_scoped_release release;
         return conv_transpose2d(x, w, or_undefined(b), s, p, op, groups, d);
+      },
+      "input"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0,
+      "output_padding"_a = 0, "groups"_a = 1, "dilation"_a = 1);
+  m.def(
+      "conv3d",
+      [](T x, T w, OptT b, nb::handle stride, nb::handle padding, nb::handle dilation,
+         int64_t groups) {
+        auto s = sizes_arg<3>(stride, "stride"), d = sizes_arg<3>(dilation, "dilation");
+        auto p = conv_padding_arg<3>(padding);
+        nb::gil_scoped_release release;
+        return nn::conv3d_with_padding(x, w, or_undefined(b), s, p, d, groups);
+      },
+      "input"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0,
+      "dilation"_a = 1, "groups"_a = 1);
+  m.def(
+      "conv_transpose3d",
+      [](T x, T w, OptT b, nb::handle stride, nb::handle padding, nb::handle output_padding,
+         int64_t groups, nb::handle dilation) {
+        auto s = sizes_arg<3>(stride, "stride"), p = sizes_arg<3>(padding, "padding"),
+             op = sizes_arg<3>(output_padding, "output_padding"),
+             d = sizes_arg<3>(dilation, "dilation");
+        nb::gil_scoped_release release;
+        return conv_transpose3d(x, w, or_undefined(b), s, p, op, groups, d);
       },
       "input"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0,
       "output_padding"_a = 0, "groups"_a = 1, "dilation"_a = 1);

@@ -2,9 +2,12 @@
 from .module import Module  # noqa: F401
 from .linear import Identity, Linear, Bilinear  # noqa: F401
 from .fold import Fold, Unfold  # noqa: F401
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d  # noqa: F401
-from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d,  # noqa: F401
-                      AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d)
+from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,  # noqa: F401
+                   ConvTranspose3d)
+from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d,  # noqa: F401
+                      AvgPool3d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d,
+                      AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, MaxUnpool1d,
+                      MaxUnpool2d, MaxUnpool3d)
 from .activation import (ReLU, LeakyReLU, ELU, Sigmoid, Tanh, SiLU, GELU, Softplus,  # noqa: F401
                          Softmax, LogSoftmax, Softmin, ReLU6, SELU, CELU, Mish, Hardswish,
                          Hardsigmoid, Threshold, Hardshrink, Softshrink, GLU, PReLU, Softsign,
@@ -12,7 +15,8 @@ from .activation import (ReLU, LeakyReLU, ELU, Sigmoid, Tanh, SiLU, GELU, Softpl
 from .dropout import (Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout,  # noqa: F401
                       FeatureAlphaDropout)
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d,  # noqa: F401
-                            InstanceNorm2d, LayerNorm, GroupNorm, LocalResponseNorm)
+                            InstanceNorm2d, InstanceNorm3d, LayerNorm, GroupNorm,
+                            LocalResponseNorm)
 from .sparse import Embedding  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .padding import (ReflectionPad1d, ReflectionPad2d, ReflectionPad3d,  # noqa: F401
