@@ -725,7 +725,7 @@ void def_losses(nb::module_& m) {
 // The options of a recurrent layer as the Python modules hold them.
 nn::detail::RNNOptionsBase rnn_options(const std::string& mode, int64_t input_size,
                                        int64_t hidden_size, int64_t num_layers, bool bias,
-                                       double dropout, bool bidirectional) {
+                                       double dropout, bool bidirectional, int64_t proj_size) {
   using Mode = nn::detail::RNNOptionsBase::rnn_options_base_mode_t;
   Mode m = kLSTM;
   if (mode == "RNN_TANH") {
@@ -741,7 +741,8 @@ nn::detail::RNNOptionsBase rnn_options(const std::string& mode, int64_t input_si
       .num_layers(num_layers)
       .bias(bias)
       .dropout(dropout)
-      .bidirectional(bidirectional);
+      .bidirectional(bidirectional)
+      .proj_size(proj_size);
 }
 
 // The layers of ember.nn.RNN/LSTM/GRU: the Python module holds the parameters and the argument
@@ -776,22 +777,22 @@ void def_recurrent(nb::module_& m) {
       "rnn",
       [](const std::string& mode, T x, T h0, OptT c0, const std::vector<Tensor>& weights,
          int64_t hidden_size, int64_t num_layers, bool bias, double dropout, bool bidirectional,
-         bool training) {
-        auto o =
-            rnn_options(mode, x.size(-1), hidden_size, num_layers, bias, dropout, bidirectional);
+         bool training, int64_t proj_size) {
+        auto o = rnn_options(mode, x.size(-1), hidden_size, num_layers, bias, dropout,
+                             bidirectional, proj_size);
         nb::gil_scoped_release release;
         auto [out, h_n, c_n] = nn::detail::run_rnn(o, weights, training, x, h0, or_undefined(c0));
         return std::make_tuple(out, h_n, c_n.defined() ? std::optional<Tensor>(c_n) : std::nullopt);
       },
       "mode"_a, "input"_a, "h0"_a, "c0"_a.none(), "weights"_a, "hidden_size"_a, "num_layers"_a,
-      "bias"_a, "dropout"_a, "bidirectional"_a, "training"_a);
+      "bias"_a, "dropout"_a, "bidirectional"_a, "training"_a, "proj_size"_a = 0);
   m.def(
       "rnn_packed",
       [](const std::string& mode, T data, T batch_sizes, OptT sorted, OptT unsorted, OptT hx,
          OptT cx, const std::vector<Tensor>& weights, int64_t hidden_size, int64_t num_layers,
-         bool bias, double dropout, bool bidirectional, bool training) {
-        auto o =
-            rnn_options(mode, data.size(-1), hidden_size, num_layers, bias, dropout, bidirectional);
+         bool bias, double dropout, bool bidirectional, bool training, int64_t proj_size) {
+        auto o = rnn_options(mode, data.size(-1), hidden_size, num_layers, bias, dropout,
+                             bidirectional, proj_size);
         nb::gil_scoped_release release;
         nn::utils::rnn::PackedSequence packed(data, batch_sizes, or_undefined(sorted),
                                               or_undefined(unsorted));
@@ -802,7 +803,7 @@ void def_recurrent(nb::module_& m) {
       },
       "mode"_a, "data"_a, "batch_sizes"_a, "sorted_indices"_a.none(), "unsorted_indices"_a.none(),
       "hx"_a.none(), "cx"_a.none(), "weights"_a, "hidden_size"_a, "num_layers"_a, "bias"_a,
-      "dropout"_a, "bidirectional"_a, "training"_a);
+      "dropout"_a, "bidirectional"_a, "training"_a, "proj_size"_a = 0);
   // nn.utils.rnn: a PackedSequence travels as its four tensors (None for absent indices).
   using Packed = std::tuple<Tensor, Tensor, std::optional<Tensor>, std::optional<Tensor>>;
   auto as_tuple = [](const nn::utils::rnn::PackedSequence& p) {
