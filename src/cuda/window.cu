@@ -1,8 +1,7 @@
-// Sliding windows on CUDA: im2col, col2im and max pooling over 2-D and 3-D inputs (a 2-D input is a
-// volume of depth 1), one thread per element written, with
-// the per-window math of kernel_math/window.h (the CPU tests check the same functions). col2im
-// and the max-pool backward are gather forms, so no atomics are needed and the result does not
-// depend on scheduling.
+// Sliding windows on CUDA: im2col, col2im and max pooling over 2-D and 3-D inputs (a 2-D input is
+// a volume of depth 1), one thread per element written, with the per-window math of
+// kernel_math/window.h (the CPU tests check the same functions). col2im and the max-pool backward
+// are gather forms, so no atomics are needed and the result does not depend on scheduling.
 #include <math.h>
 
 #include "cuda/cuda_backend.h"
