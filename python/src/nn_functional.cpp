@@ -51,6 +51,14 @@ nn::conv_padding_nd_t<D> conv_padding_arg(nb::handle h) {
   return sizes_arg<D>(h, "padding");
 }
 
+// A stride that may be None (or empty): the kernel size.
+template <size_t D>
+std::optional<ExpandingArray<D>> opt_sizes_arg(nb::handle h, const char* what) {
+  if (h.is_none()) return std::nullopt;
+  if (PySequence_Check(h.ptr()) && PySequence_Size(h.ptr()) == 0) return std::nullopt;
+  return sizes_arg<D>(h, what);
+}
+
 std::optional<ExpandingArray<2>> opt_pair_arg(nb::handle h, const char* what) {
   if (h.is_none()) return std::nullopt;
   // PyTorch treats an empty stride (stride=[]) as "the kernel size".
@@ -139,6 +147,79 @@ void def_pools(nb::module_& m) {
         return values_or_pair(r, return_indices);
       },
       "input"_a, "output_size"_a, "return_indices"_a = false);
+  m.def(
+      "max_pool3d",
+      [](T x, nb::handle kernel, nb::handle stride, nb::handle padding, nb::handle dilation,
+         bool ceil_mode, bool return_indices) {
+        auto k = sizes_arg<3>(kernel, "kernel_size"), p = sizes_arg<3>(padding, "padding"),
+             d = sizes_arg<3>(dilation, "dilation");
+        auto s = opt_sizes_arg<3>(stride, "stride");
+        std::tuple<Tensor, Tensor> r;
+        {
+          nb::gil_scoped_release release;
+          r = max_pool3d_with_indices(x, k, s, p, d, ceil_mode);
+        }
+        return values_or_pair(r, return_indices);
+      },
+      "input"_a, "kernel_size"_a, "stride"_a = nb::none(), "padding"_a = 0, "dilation"_a = 1,
+      "ceil_mode"_a = false, "return_indices"_a = false);
+  m.def(
+      "avg_pool3d",
+      [](T x, nb::handle kernel, nb::handle stride, nb::handle padding, bool ceil_mode,
+         bool count_include_pad, std::optional<int64_t> divisor_override) {
+        auto k = sizes_arg<3>(kernel, "kernel_size"), p = sizes_arg<3>(padding, "padding");
+        auto s = opt_sizes_arg<3>(stride, "stride");
+        nb::gil_scoped_release release;
+        return avg_pool3d(x, k, s, p, ceil_mode, count_include_pad, divisor_override);
+      },
+      "input"_a, "kernel_size"_a, "stride"_a = nb::none(), "padding"_a = 0, "ceil_mode"_a = false,
+      "count_include_pad"_a = true, "divisor_override"_a = nb::none());
+  m.def(
+      "adaptive_avg_pool3d",
+      [](T x, nb::handle size) {
+        auto o = sizes_arg<3>(size, "output_size");
+        nb::gil_scoped_release release;
+        return adaptive_avg_pool3d(x, o);
+      },
+      "input"_a, "output_size"_a);
+  m.def(
+      "adaptive_max_pool3d",
+      [](T x, nb::handle size, bool return_indices) {
+        auto o = sizes_arg<3>(size, "output_size");
+        std::tuple<Tensor, Tensor> r;
+        {
+          nb::gil_scoped_release release;
+          r = adaptive_max_pool3d(x, o);
+        }
+        return values_or_pair(r, return_indices);
+      },
+      "input"_a, "output_size"_a, "return_indices"_a = false);
+  // max_unpool1d/2d/3d with the spatial output size already chosen (ember/nn/functional.py
+  // computes it from the kernel, stride, padding and output_size as PyTorch does).
+  m.def(
+      "max_unpool1d",
+      [](T x, T indices, nb::handle size) {
+        auto o = sizes_arg<1>(size, "output_size");
+        nb::gil_scoped_release release;
+        return max_unpool1d(x, indices, o);
+      },
+      "input"_a, "indices"_a, "output_size"_a);
+  m.def(
+      "max_unpool2d",
+      [](T x, T indices, nb::handle size) {
+        auto o = sizes_arg<2>(size, "output_size");
+        nb::gil_scoped_release release;
+        return max_unpool2d(x, indices, o);
+      },
+      "input"_a, "indices"_a, "output_size"_a);
+  m.def(
+      "max_unpool3d",
+      [](T x, T indices, nb::handle size) {
+        auto o = sizes_arg<3>(size, "output_size");
+        nb::gil_scoped_release release;
+        return max_unpool3d(x, indices, o);
+      },
+      "input"_a, "indices"_a, "output_size"_a);
 }
 
 void def_layers(nb::module_& m) {
@@ -222,6 +303,29 @@ void def_layers(nb::module_& m) {
              op = pair_arg(output_padding, "output_padding"), d = pair_arg(dilation, "dilation");
         nb::gil_scoped_release release;
         return conv_transpose2d(x, w, or_undefined(b), s, p, op, groups, d);
+      },
+      "input"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0,
+      "output_padding"_a = 0, "groups"_a = 1, "dilation"_a = 1);
+  m.def(
+      "conv3d",
+      [](T x, T w, OptT b, nb::handle stride, nb::handle padding, nb::handle dilation,
+         int64_t groups) {
+        auto s = sizes_arg<3>(stride, "stride"), d = sizes_arg<3>(dilation, "dilation");
+        auto p = conv_padding_arg<3>(padding);
+        nb::gil_scoped_release release;
+        return nn::conv3d_with_padding(x, w, or_undefined(b), s, p, d, groups);
+      },
+      "input"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0,
+      "dilation"_a = 1, "groups"_a = 1);
+  m.def(
+      "conv_transpose3d",
+      [](T x, T w, OptT b, nb::handle stride, nb::handle padding, nb::handle output_padding,
+         int64_t groups, nb::handle dilation) {
+        auto s = sizes_arg<3>(stride, "stride"), p = sizes_arg<3>(padding, "padding"),
+             op = sizes_arg<3>(output_padding, "output_padding"),
+             d = sizes_arg<3>(dilation, "dilation");
+        nb::gil_scoped_release release;
+        return conv_transpose3d(x, w, or_undefined(b), s, p, op, groups, d);
       },
       "input"_a, "weight"_a, "bias"_a = nb::none(), "stride"_a = 1, "padding"_a = 0,
       "output_padding"_a = 0, "groups"_a = 1, "dilation"_a = 1);
@@ -652,7 +756,7 @@ void def_losses(nb::module_& m) {
 // The options of a recurrent layer as the Python modules hold them.
 nn::detail::RNNOptionsBase rnn_options(const std::string& mode, int64_t input_size,
                                        int64_t hidden_size, int64_t num_layers, bool bias,
-                                       double dropout, bool bidirectional) {
+                                       double dropout, bool bidirectional, int64_t proj_size) {
   using Mode = nn::detail::RNNOptionsBase::rnn_options_base_mode_t;
   Mode m = kLSTM;
   if (mode == "RNN_TANH") {
@@ -668,7 +772,8 @@ nn::detail::RNNOptionsBase rnn_options(const std::string& mode, int64_t input_si
       .num_layers(num_layers)
       .bias(bias)
       .dropout(dropout)
-      .bidirectional(bidirectional);
+      .bidirectional(bidirectional)
+      .proj_size(proj_size);
 }
 
 // The layers of ember.nn.RNN/LSTM/GRU: the Python module holds the parameters and the argument
@@ -703,22 +808,22 @@ void def_recurrent(nb::module_& m) {
       "rnn",
       [](const std::string& mode, T x, T h0, OptT c0, const std::vector<Tensor>& weights,
          int64_t hidden_size, int64_t num_layers, bool bias, double dropout, bool bidirectional,
-         bool training) {
-        auto o =
-            rnn_options(mode, x.size(-1), hidden_size, num_layers, bias, dropout, bidirectional);
+         bool training, int64_t proj_size) {
+        auto o = rnn_options(mode, x.size(-1), hidden_size, num_layers, bias, dropout,
+                             bidirectional, proj_size);
         nb::gil_scoped_release release;
         auto [out, h_n, c_n] = nn::detail::run_rnn(o, weights, training, x, h0, or_undefined(c0));
         return std::make_tuple(out, h_n, c_n.defined() ? std::optional<Tensor>(c_n) : std::nullopt);
       },
       "mode"_a, "input"_a, "h0"_a, "c0"_a.none(), "weights"_a, "hidden_size"_a, "num_layers"_a,
-      "bias"_a, "dropout"_a, "bidirectional"_a, "training"_a);
+      "bias"_a, "dropout"_a, "bidirectional"_a, "training"_a, "proj_size"_a = 0);
   m.def(
       "rnn_packed",
       [](const std::string& mode, T data, T batch_sizes, OptT sorted, OptT unsorted, OptT hx,
          OptT cx, const std::vector<Tensor>& weights, int64_t hidden_size, int64_t num_layers,
-         bool bias, double dropout, bool bidirectional, bool training) {
-        auto o =
-            rnn_options(mode, data.size(-1), hidden_size, num_layers, bias, dropout, bidirectional);
+         bool bias, double dropout, bool bidirectional, bool training, int64_t proj_size) {
+        auto o = rnn_options(mode, data.size(-1), hidden_size, num_layers, bias, dropout,
+                             bidirectional, proj_size);
         nb::gil_scoped_release release;
         nn::utils::rnn::PackedSequence packed(data, batch_sizes, or_undefined(sorted),
                                               or_undefined(unsorted));
@@ -729,7 +834,7 @@ void def_recurrent(nb::module_& m) {
       },
       "mode"_a, "data"_a, "batch_sizes"_a, "sorted_indices"_a.none(), "unsorted_indices"_a.none(),
       "hx"_a.none(), "cx"_a.none(), "weights"_a, "hidden_size"_a, "num_layers"_a, "bias"_a,
-      "dropout"_a, "bidirectional"_a, "training"_a);
+      "dropout"_a, "bidirectional"_a, "training"_a, "proj_size"_a = 0);
   // nn.utils.rnn: a PackedSequence travels as its four tensors (None for absent indices).
   using Packed = std::tuple<Tensor, Tensor, std::optional<Tensor>, std::optional<Tensor>>;
   auto as_tuple = [](const nn::utils::rnn::PackedSequence& p) {

@@ -8,7 +8,7 @@
 #include "ember/tensor.h"
 #include "kernel_math/attention.h"
 #include "kernel_math/ops_list.h"
-#include "kernel_math/window2d.h"
+#include "kernel_math/window.h"
 
 namespace ember {
 
@@ -112,14 +112,14 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
     (ScanOp op, const Tensor& out, const Tensor& in, int64_t outer, int64_t D, int64_t inner),     \
     (op, out, in, outer, D, inner), op == ScanOp::Sum ? "ember::cumsum" : "ember::cumprod",        \
     (out), (in), meta_skip)                                                                        \
-  /* Sliding windows (kernel_math/window2d.h has the layouts); floating dtypes, contiguous */      \
+  /* Sliding windows (kernel_math/window.h has the layouts); floating dtypes, contiguous */        \
   /* tensors. cols [N, K, L] = the window elements of in [N, C, H, W], zero where a window */      \
   /* covers padding. */                                                                            \
-  X(im2col, void, (const Tensor& cols, const Tensor& in, const Window2d& g), (cols, in, g),        \
+  X(im2col, void, (const Tensor& cols, const Tensor& in, const Window& g), (cols, in, g),          \
     "ember::im2col", (cols), (in), meta_skip)                                                      \
   /* out [N, C, H, W] = for each input element, the sum of the cols entries im2col copied from */  \
   /* it. */                                                                                        \
-  X(col2im, void, (const Tensor& out, const Tensor& cols, const Window2d& g), (out, cols, g),      \
+  X(col2im, void, (const Tensor& out, const Tensor& cols, const Window& g), (out, cols, g),        \
     "ember::col2im", (out), (cols), meta_skip)                                                     \
   /* Softmax (log_softmax when log_space) along the middle dim of in viewed as [outer, D, */       \
   /* inner] (kernel_math/softmax_row.h has the math); in and out contiguous, one floating */       \
@@ -139,19 +139,19 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
   /* values and indices [P, out_h, out_w]: each window's maximum over in [P, H, W] and its flat */ \
   /* position h * W + w (int64), as window_argmax chooses it. */                                   \
   X(max_pool2d, void,                                                                              \
-    (const Tensor& values, const Tensor& indices, const Tensor& in, const Window2d& g),            \
+    (const Tensor& values, const Tensor& indices, const Tensor& in, const Window& g),              \
     (values, indices, in, g), "ember::max_pool2d_with_indices", (values), (in), meta_skip)         \
-  /* grad_in [P, H, W] = zeros with grad_out [P, out_h, out_w] added at indices (max_pool2d's). */ \
+  /* grad_in [P, D, H, W] = zeros with grad_out added at indices (max_pool2d's). */                \
   X(max_pool2d_backward, void,                                                                     \
-    (const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices, const Window2d& g),     \
+    (const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices, const Window& g),       \
     (grad_in, grad_out, indices, g), "ember::max_pool2d_with_indices_backward", (grad_in),         \
     (grad_out, indices), meta_skip)                                                                \
-  /* Fused attention (kernel_math/attention.h has the layouts): out = softmax(q k^T * scale + */  \
+  /* Fused attention (kernel_math/attention.h has the layouts): out = softmax(q k^T * scale + */   \
   /* mask, causal) v with dropout, and each query's log-sum-exp in lse; no [L, S] buffer. */       \
   X(attention, void,                                                                               \
     (const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,      \
      const Tensor& mask, const AttentionGeometry& g),                                              \
-    (out, lse, q, k, v, mask, g), "ember::_scaled_dot_product_flash_attention", (out), (q, k, v), \
+    (out, lse, q, k, v, mask, g), "ember::_scaled_dot_product_flash_attention", (out), (q, k, v),  \
     meta_skip)                                                                                     \
   /* Its gradients from grad_out and the forward's out and lse, the probabilities recomputed */    \
   /* block by block; grad_q/k/v have q/k/v's layouts. */                                           \

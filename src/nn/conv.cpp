@@ -23,8 +23,8 @@ void check_positive(ExpandingArray<2> a, const char* what, const char* op) {
 Tensor columns(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dilation,
                const ConvPadding& pad, ExpandingArray<2> stride, int64_t* out_h, int64_t* out_w) {
   const int64_t C = x.size(1), H = x.size(2), W = x.size(3);
-  Window2d g{C,       H,        W,           k[0],        k[1], stride[0], stride[1],
-             pad.top, pad.left, dilation[0], dilation[1], 0,    0};
+  Window g{C,       H,        W,           k[0],        k[1], stride[0], stride[1],
+           pad.top, pad.left, dilation[0], dilation[1], 0,    0};
   g.out_h = nn::detail::window_output_size(H, k[0], pad.top, pad.top + pad.bottom, stride[0],
                                            dilation[0], false);
   g.out_w = nn::detail::window_output_size(W, k[1], pad.left, pad.left + pad.right, stride[1],
@@ -64,16 +64,8 @@ Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias
   int64_t oh = 0, ow = 0;
   ExpandingArray<2> k({weight.size(2), weight.size(3)});
   Tensor cols = columns(input, k, dilation, pad, stride, &oh, &ow);  // [N, C*kh*kw, L]
-  if (groups == 1) return conv_gemm(cols, weight, bias).view({N, O, oh, ow});
   // Each group convolves its own channels with its own filters.
-  const int64_t Kg = C / groups * k[0] * k[1], Og = O / groups;
-  std::vector<Tensor> outs;
-  outs.reserve(static_cast<size_t>(groups));
-  for (int64_t gi = 0; gi < groups; ++gi) {
-    outs.push_back(conv_gemm(cols.narrow(1, gi * Kg, Kg), weight.narrow(0, gi * Og, Og),
-                             bias.defined() ? bias.narrow(0, gi * Og, Og) : Tensor()));
-  }
-  return cat(outs, 1).view({N, O, oh, ow});
+  return grouped_conv_gemm(cols, weight, bias, groups).view({N, O, oh, ow});
 }
 
 }  // namespace
@@ -108,19 +100,19 @@ Tensor col2im(const Tensor& input, ExpandingArray<2> output_size, ExpandingArray
               "col2im(): expected size of input's dimension 1 to be divisible by the product of "
               "kernel_size (",
               window, "), but got input.size(1)=", input.size(1));
-  Window2d g{input.size(1) / window,
-             output_size[0],
-             output_size[1],
-             kernel_size[0],
-             kernel_size[1],
-             stride[0],
-             stride[1],
-             padding[0],
-             padding[1],
-             dilation[0],
-             dilation[1],
-             0,
-             0};
+  Window g{input.size(1) / window,
+           output_size[0],
+           output_size[1],
+           kernel_size[0],
+           kernel_size[1],
+           stride[0],
+           stride[1],
+           padding[0],
+           padding[1],
+           dilation[0],
+           dilation[1],
+           0,
+           0};
   g.out_h = nn::detail::window_output_size(g.height, g.kh, g.ph, 2 * g.ph, g.sh, g.dh, false);
   g.out_w = nn::detail::window_output_size(g.width, g.kw, g.pw, 2 * g.pw, g.sw, g.dw, false);
   EMBER_CHECK(g.out_h > 0 && g.out_w > 0 && input.size(2) == g.positions(), ValueError,
@@ -130,7 +122,7 @@ Tensor col2im(const Tensor& input, ExpandingArray<2> output_size, ExpandingArray
               "blocks ",
               g.out_h, " * ", g.out_w, " = ", g.positions(),
               ", but got input.size(2)=", input.size(2));
-  return col2im_columns(input, g);
+  return col2im_columns(input, g).view({input.size(0), g.channels, g.height, g.width});
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias,

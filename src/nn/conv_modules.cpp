@@ -1,4 +1,4 @@
-// The convolution modules: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d. Parameters,
+// The convolution modules: Conv1d/2d/3d, ConvTranspose1d/2d/3d. Parameters,
 // PyTorch's initialisation, padding modes, output_size, and libtorch's printout; the arithmetic is
 // in conv.cpp and conv_transpose.cpp.
 #include "ember/nn/modules/conv.h"
@@ -210,6 +210,8 @@ template class ConvNdImpl<1, Conv1dImpl>;
 template class ConvNdImpl<2, Conv2dImpl>;
 template class ConvTransposeNdImpl<1, ConvTranspose1dImpl>;
 template class ConvTransposeNdImpl<2, ConvTranspose2dImpl>;
+template class ConvNdImpl<3, Conv3dImpl>;
+template class ConvTransposeNdImpl<3, ConvTranspose3dImpl>;
 
 }  // namespace detail
 
@@ -239,6 +241,21 @@ Tensor ConvTranspose2dImpl::forward(const Tensor& input,
                                     const std::optional<std::vector<int64_t>>& output_size) {
   check_input(input);
   return conv_transpose2d(input, weight, bias, options.stride(), options.padding(),
+                          output_padding_for(input, output_size), options.groups(),
+                          options.dilation());
+}
+
+Tensor Conv3dImpl::forward(const Tensor& input) {
+  check_input(input);
+  auto [x, padding] = apply_padding_mode(input);
+  return conv3d_with_padding(x, weight, bias, options.stride(), padding, options.dilation(),
+                             options.groups());
+}
+
+Tensor ConvTranspose3dImpl::forward(const Tensor& input,
+                                    const std::optional<std::vector<int64_t>>& output_size) {
+  check_input(input);
+  return conv_transpose3d(input, weight, bias, options.stride(), options.padding(),
                           output_padding_for(input, output_size), options.groups(),
                           options.dilation());
 }

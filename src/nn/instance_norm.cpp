@@ -1,4 +1,4 @@
-// instance_norm and InstanceNorm1d/2d: batch_norm over [1, N * C, positions], so each
+// instance_norm and InstanceNorm1d/2d/3d: batch_norm over [1, N * C, positions], so each
 // (sample, channel) is its own channel; running statistics, when kept, are repeated per sample
 // going in and averaged over the samples coming out (PyTorch's formulation).
 #include "ember/autograd.h"
@@ -104,6 +104,7 @@ void InstanceNormImpl<D, Derived>::pretty_print(std::ostream& stream) const {
 
 template class InstanceNormImpl<1, InstanceNorm1dImpl>;
 template class InstanceNormImpl<2, InstanceNorm2dImpl>;
+template class InstanceNormImpl<3, InstanceNorm3dImpl>;
 
 }  // namespace nn::detail
 }  // namespace ember

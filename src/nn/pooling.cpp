@@ -25,7 +25,7 @@ void check_pool_input(const Tensor& x, const char* op) {
 }
 
 // The windows of one [H, W] plane (channels = 1), after PyTorch's checks of the arguments.
-Window2d pool_geometry(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> stride,
+Window pool_geometry(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> stride,
                        ExpandingArray<2> pad, ExpandingArray<2> dilation, bool ceil_mode,
                        const char* op) {
   check_pool_input(x, op);
@@ -38,7 +38,7 @@ Window2d pool_geometry(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> s
                 " and kernel_size=", k);
   }
   const int64_t H = x.size(-2), W = x.size(-1);
-  Window2d g{1,      H,      W,           k[0],        k[1], stride[0], stride[1],
+  Window g{1,      H,      W,           k[0],        k[1], stride[0], stride[1],
              pad[0], pad[1], dilation[0], dilation[1], 0,    0};
   g.out_h = nn::detail::window_output_size(H, k[0], pad[0], 2 * pad[0], stride[0], dilation[0],
                                            ceil_mode);
@@ -50,7 +50,7 @@ Window2d pool_geometry(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> s
 }
 
 // x's shape with the last two dims replaced by the output's.
-DimVector pooled_shape(const Tensor& x, const Window2d& g) {
+DimVector pooled_shape(const Tensor& x, const Window& g) {
   DimVector shape(x.sizes());
   shape[x.dim() - 2] = g.out_h;
   shape[x.dim() - 1] = g.out_w;
@@ -68,7 +68,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
                                                    std::optional<ExpandingArray<2>> stride,
                                                    ExpandingArray<2> padding,
                                                    ExpandingArray<2> dilation, bool ceil_mode) {
-  const Window2d g = pool_geometry(input, kernel_size, stride.value_or(kernel_size), padding,
+  const Window g = pool_geometry(input, kernel_size, stride.value_or(kernel_size), padding,
                                    dilation, ceil_mode, "max_pool2d");
   auto [values, indices] = max_pool_planes(input.reshape({planes_of(input), g.height, g.width}), g);
   const DimVector shape = pooled_shape(input, g);
@@ -93,7 +93,7 @@ Tensor avg_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
   const ExpandingArray<2> stride = stride_opt.value_or(kernel_size);
   EMBER_CHECK(!divisor_override || *divisor_override != 0, ValueError,
               "avg_pool2d(): divisor must be not zero");
-  const Window2d g = pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d");
+  const Window g = pool_geometry(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d");
   // Each plane is a one-channel image; im2col's zero padding adds nothing to the sums.
   Tensor windows = im2col_columns(input.reshape({planes_of(input), 1, g.height, g.width}),
                                   g);  // [P, kh * kw, L]

@@ -100,9 +100,22 @@ void check_options(const detail::RNNOptionsBase& o, const char* name) {
               ": dropout should be a number in range [0, 1] representing the probability of an "
               "element being zeroed, got ",
               o.dropout());
-  EMBER_CHECK(o.proj_size() == 0, NotImplementedError, name,
-              ": proj_size > 0 (projected LSTM states) is not supported by Ember, got proj_size=",
-              o.proj_size());
+  EMBER_CHECK(o.proj_size() >= 0 && o.proj_size() < o.hidden_size(), ValueError, name,
+              ": proj_size has to be a positive integer, smaller than hidden_size or zero to "
+              "disable projections, got proj_size=",
+              o.proj_size(), ", hidden_size=", o.hidden_size());
+  EMBER_CHECK(o.proj_size() == 0 || std::holds_alternative<enumtype::kLSTM>(o.mode()), ValueError,
+              name, ": proj_size argument is only supported for LSTM, not RNN or GRU");
+}
+
+// The width of h: proj_size for a projected LSTM, else hidden_size (c keeps hidden_size).
+int64_t state_width(const detail::RNNOptionsBase& o) {
+  return o.proj_size() > 0 ? o.proj_size() : o.hidden_size();
+}
+
+// Parameters per layer and direction: w_ih, w_hh[, b_ih, b_hh][, w_hr].
+int64_t weights_per_layer(const detail::RNNOptionsBase& o) {
+  return (o.bias() ? 4 : 2) + (o.proj_size() > 0 ? 1 : 0);
 }
 
 }  // namespace
@@ -115,15 +128,20 @@ std::vector<Tensor> register_rnn_parameters(Module& module, const RNNOptionsBase
   const int64_t G = gate_count(cell) * o.hidden_size();
   const int64_t directions = o.bidirectional() ? 2 : 1;
   std::vector<Tensor> weights;
+  const int64_t width = state_width(o);
   for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
-    const int64_t in = layer == 0 ? o.input_size() : o.hidden_size() * directions;
+    const int64_t in = layer == 0 ? o.input_size() : width * directions;
     for (int64_t d = 0; d < directions; ++d) {
       const std::string s = layer_suffix(layer, d);
       weights.push_back(module.register_parameter("weight_ih" + s, empty({G, in})));
-      weights.push_back(module.register_parameter("weight_hh" + s, empty({G, o.hidden_size()})));
+      weights.push_back(module.register_parameter("weight_hh" + s, empty({G, width})));
       if (o.bias()) {
         weights.push_back(module.register_parameter("bias_ih" + s, empty({G})));
         weights.push_back(module.register_parameter("bias_hh" + s, empty({G})));
+      }
+      if (o.proj_size() > 0) {  // h = (o * tanh(c)) @ W_hr^T
+        weights.push_back(
+            module.register_parameter("weight_hr" + s, empty({o.proj_size(), o.hidden_size()})));
       }
     }
   }
@@ -144,7 +162,9 @@ void print_rnn(std::ostream& stream, const std::string& name, const RNNOptionsBa
   stream << std::boolalpha << "ember::nn::" << n << "(input_size=" << o.input_size()
          << ", hidden_size=" << o.hidden_size() << ", num_layers=" << o.num_layers()
          << ", bias=" << o.bias() << ", batch_first=" << o.batch_first()
-         << ", dropout=" << o.dropout() << ", bidirectional=" << o.bidirectional() << ")";
+         << ", dropout=" << o.dropout() << ", bidirectional=" << o.bidirectional();
+  if (o.proj_size() > 0) stream << ", proj_size=" << o.proj_size();
+  stream << ")";
 }
 
 std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
@@ -153,9 +173,9 @@ std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
                                            const std::vector<int64_t>& batch_sizes) {
   const Cell cell = cell_of(o);
   const int64_t directions = o.bidirectional() ? 2 : 1;
-  const int64_t per = o.bias() ? 4 : 2;
+  const int64_t per = weights_per_layer(o);
   const int64_t T = input.size(0);
-  const int64_t H = o.hidden_size();
+  const int64_t H = o.hidden_size(), width = state_width(o);
   Tensor layer_input = input;
   std::vector<Tensor> h_n, c_n;
   for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
@@ -166,6 +186,12 @@ std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
       const Tensor& w_hh = weights[index * per + 1];
       const Tensor b_ih = o.bias() ? weights[index * per + 2] : Tensor();
       const Tensor b_hh = o.bias() ? weights[index * per + 3] : Tensor();
+      const Tensor w_hr = o.proj_size() > 0 ? weights[index * per + per - 1] : Tensor();
+      // One step, then the projection of h when there is one.
+      auto advance = [&](const Tensor& xw, Tensor& h_step, Tensor& c_step) {
+        step(cell, xw, h_step, c_step, w_hh, b_hh, H);
+        if (w_hr.defined()) h_step = ember::linear(h_step, w_hr);
+      };
       // Every time step's input projection at once: [T, B, G * H].
       Tensor projected = ember::linear(layer_input, w_ih, b_ih);
       Tensor h = h0.select(0, index);
@@ -176,7 +202,7 @@ std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
         const int64_t t = d == 0 ? s : T - 1 - s;
         const int64_t live = batch_sizes.empty() ? B : batch_sizes[static_cast<size_t>(t)];
         if (live == B) {
-          step(cell, projected.select(0, t), h, c, w_hh, b_hh, H);
+          advance(projected.select(0, t), h, c);
           outputs[static_cast<size_t>(t)] = h;
           continue;
         }
@@ -184,12 +210,12 @@ std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
         // state (finished ones going forward; not yet started ones, still h0, going backward).
         Tensor h_live = h.narrow(0, 0, live);
         Tensor c_live = c.defined() ? c.narrow(0, 0, live) : Tensor();
-        step(cell, projected.select(0, t).narrow(0, 0, live), h_live, c_live, w_hh, b_hh, H);
+        advance(projected.select(0, t).narrow(0, 0, live), h_live, c_live);
         h = cat({h_live, h.narrow(0, live, B - live)}, 0);
         if (c.defined()) c = cat({c_live, c.narrow(0, live, B - live)}, 0);
-        outputs[static_cast<size_t>(t)] = cat({h_live, zeros({B - live, H}, h.options())}, 0);
+        outputs[static_cast<size_t>(t)] = cat({h_live, zeros({B - live, width}, h.options())}, 0);
       }
-      direction_outputs.push_back(T > 0 ? stack(outputs, 0) : projected.narrow(-1, 0, H));
+      direction_outputs.push_back(T > 0 ? stack(outputs, 0) : projected.narrow(-1, 0, width));
       h_n.push_back(h);
       if (cell == Cell::LSTM) c_n.push_back(c);
     }
@@ -233,15 +259,16 @@ std::pair<Tensor, bool> time_major(const detail::RNNOptionsBase& o, const Tensor
   return {o.batch_first() ? input.transpose(0, 1) : input, false};
 }
 
-// The initial state as [L * D, B, H]: zeros when undefined, else checked against that shape
-// (unbatched: [L * D, H]).
+// The initial state as [L * D, B, width]: zeros when undefined, else checked against that shape
+// (unbatched: [L * D, width]). The width is hidden_size, or proj_size for a projected LSTM's h.
 Tensor initial_state(const detail::RNNOptionsBase& o, const Tensor& hx, const Tensor& x,
                      bool unbatched, const char* name, const char* which) {
   const int64_t rows = o.num_layers() * (o.bidirectional() ? 2 : 1);
   const int64_t B = x.size(1);
-  if (!hx.defined()) return zeros({rows, B, o.hidden_size()}, x.options().requires_grad(false));
-  std::vector<int64_t> expected = unbatched ? std::vector<int64_t>{rows, o.hidden_size()}
-                                            : std::vector<int64_t>{rows, B, o.hidden_size()};
+  const int64_t width = std::string(which) == "hidden[1]" ? o.hidden_size() : state_width(o);
+  if (!hx.defined()) return zeros({rows, B, width}, x.options().requires_grad(false));
+  std::vector<int64_t> expected =
+      unbatched ? std::vector<int64_t>{rows, width} : std::vector<int64_t>{rows, B, width};
   EMBER_CHECK(hx.sizes() == IntArrayRef(expected), ValueError, name, ": Expected ", which, " size ",
               IntArrayRef(expected), ", got ", hx.sizes());
   return unbatched ? hx.unsqueeze(1) : hx;

@@ -54,6 +54,70 @@ int64_t window_output_size(int64_t in, int64_t kernel, int64_t pad_before, int64
   return out;
 }
 
+Window volume_window(int64_t channels, const int64_t in[3], const int64_t kernel[3],
+                     const int64_t stride[3], const int64_t pad_before[3],
+                     const int64_t pad_total[3], const int64_t dilation[3], bool ceil_mode) {
+  Window g{channels,      in[1],         in[2],       kernel[1],   kernel[2], stride[1], stride[2],
+           pad_before[1], pad_before[2], dilation[1], dilation[2], 0,         0};
+  g.depth = in[0];
+  g.kd = kernel[0];
+  g.sd = stride[0];
+  g.pd = pad_before[0];
+  g.dd = dilation[0];
+  g.out_d = window_output_size(in[0], kernel[0], pad_before[0], pad_total[0], stride[0],
+                               dilation[0], ceil_mode);
+  g.out_h = window_output_size(in[1], kernel[1], pad_before[1], pad_total[1], stride[1],
+                               dilation[1], ceil_mode);
+  g.out_w = window_output_size(in[2], kernel[2], pad_before[2], pad_total[2], stride[2],
+                               dilation[2], ceil_mode);
+  return g;
+}
+
+Tensor adaptive_window_index_3d(const int64_t in[3], const int64_t out[3], Device device,
+                                std::vector<double>* window_sizes) {
+  auto start = [](int64_t o, int64_t n, int64_t m) { return (o * n) / m; };
+  auto end = [](int64_t o, int64_t n, int64_t m) { return ((o + 1) * n + m - 1) / m; };
+  int64_t k[3] = {0, 0, 0};
+  for (int d = 0; d < 3; ++d) {
+    for (int64_t o = 0; o < out[d]; ++o)
+      k[d] = std::max(k[d], end(o, in[d], out[d]) - start(o, in[d], out[d]));
+  }
+  window_sizes->clear();
+  for (int64_t od = 0; od < out[0]; ++od) {
+    for (int64_t oh = 0; oh < out[1]; ++oh) {
+      for (int64_t ow = 0; ow < out[2]; ++ow) {
+        window_sizes->push_back(
+            static_cast<double>((end(od, in[0], out[0]) - start(od, in[0], out[0])) *
+                                (end(oh, in[1], out[1]) - start(oh, in[1], out[1])) *
+                                (end(ow, in[2], out[2]) - start(ow, in[2], out[2]))));
+      }
+    }
+  }
+  return cached(Key{3, in[0], in[1], in[2], out[0], out[1], out[2]}, device, [&] {
+    const int64_t pad_slot = in[0] * in[1] * in[2];
+    Tensor t = empty({out[0] * out[1] * out[2] * k[0] * k[1] * k[2]}, kLong);
+    int64_t* p = t.data_ptr<int64_t>();
+    for (int64_t od = 0; od < out[0]; ++od) {
+      const int64_t d0 = start(od, in[0], out[0]), d1 = end(od, in[0], out[0]);
+      for (int64_t oh = 0; oh < out[1]; ++oh) {
+        const int64_t h0 = start(oh, in[1], out[1]), h1 = end(oh, in[1], out[1]);
+        for (int64_t ow = 0; ow < out[2]; ++ow) {
+          const int64_t w0 = start(ow, in[2], out[2]), w1 = end(ow, in[2], out[2]);
+          for (int64_t a = 0; a < k[0]; ++a) {
+            for (int64_t i = 0; i < k[1]; ++i) {
+              for (int64_t j = 0; j < k[2]; ++j) {
+                const int64_t d = d0 + a, h = h0 + i, w = w0 + j;
+                *p++ = (d < d1 && h < h1 && w < w1) ? (d * in[1] + h) * in[2] + w : pad_slot;
+              }
+            }
+          }
+        }
+      }
+    }
+    return t;
+  });
+}
+
 Tensor adaptive_window_index(int64_t height, int64_t width, int64_t out_h, int64_t out_w,
                              Device device, std::vector<double>* window_sizes) {
   auto start = [](int64_t o, int64_t in, int64_t out) { return (o * in) / out; };

@@ -10,23 +10,24 @@
 
 namespace ember {
 
-Tensor im2col_columns(const Tensor& x, const Window2d& g) {
+Tensor im2col_columns(const Tensor& x, const Window& g) {
   const int64_t N = x.size(0);
   Tensor in = x.contiguous();
   Tensor cols = make_empty({N, g.columns(), g.positions()}, x.dtype(), x.device());
   if (cols.numel() > 0) backend_for(cols).im2col(cols, in, g);
   if (autograd::needs_grad({x})) {
-    autograd::record("Im2ColBackward0", cols, {x}, [g](const autograd::variable_list& grad) {
-      return autograd::variable_list{col2im_columns(grad[0], g)};
-    });
+    autograd::record("Im2ColBackward0", cols, {x},
+                     [g, sizes = DimVector(x.sizes())](const autograd::variable_list& grad) {
+                       return autograd::variable_list{col2im_columns(grad[0], g).view(sizes)};
+                     });
   }
   return cols;
 }
 
-Tensor col2im_columns(const Tensor& cols, const Window2d& g) {
+Tensor col2im_columns(const Tensor& cols, const Window& g) {
   const int64_t N = cols.size(0);
   Tensor in = cols.contiguous();
-  Tensor out = make_empty({N, g.channels, g.height, g.width}, cols.dtype(), cols.device());
+  Tensor out = make_empty({N, g.channels, g.plane()}, cols.dtype(), cols.device());
   if (out.numel() > 0) backend_for(out).col2im(out, in, g);
   if (autograd::needs_grad({cols})) {
     autograd::record("Col2ImBackward0", out, {cols}, [g](const autograd::variable_list& grad) {
@@ -36,29 +37,30 @@ Tensor col2im_columns(const Tensor& cols, const Window2d& g) {
   return out;
 }
 
-std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& planes, const Window2d& g) {
+std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& planes, const Window& g) {
   const int64_t P = planes.size(0);
   Tensor in = planes.contiguous();
-  Tensor values = make_empty({P, g.out_h, g.out_w}, planes.dtype(), planes.device());
-  Tensor indices = make_empty({P, g.out_h, g.out_w}, kLong, planes.device());
+  Tensor values = make_empty({P, g.positions()}, planes.dtype(), planes.device());
+  Tensor indices = make_empty({P, g.positions()}, kLong, planes.device());
   if (values.numel() > 0) backend_for(values).max_pool2d(values, indices, in, g);
   if (autograd::needs_grad({planes})) {
     // The maxima are a gather of the input at their indices: the gradient is scattered back
     // to them, by a backend kernel, or with gather's differentiable rule under create_graph.
-    autograd::record(
-        "MaxPool2DWithIndicesBackward0", values, {planes},
-        [saved = autograd::SavedTensor(indices), g, P](const autograd::variable_list& grad) {
-          const Tensor idx = saved.unpack();
-          if (GradMode::is_enabled()) {
-            const Tensor flat = gather_backward(grad[0].reshape({P, g.positions()}), {P, g.plane()},
-                                                1, idx.view({P, g.positions()}));
-            return autograd::variable_list{flat.view({P, g.height, g.width})};
-          }
-          const Tensor go = grad[0].contiguous();
-          Tensor gin = make_empty({P, g.height, g.width}, go.dtype(), go.device());
-          backend_for(gin).max_pool2d_backward(gin, go, idx, g);
-          return autograd::variable_list{gin};
-        });
+    autograd::record("MaxPool2DWithIndicesBackward0", values, {planes},
+                     [saved = autograd::SavedTensor(indices), g, P,
+                      sizes = DimVector(planes.sizes())](const autograd::variable_list& grad) {
+                       const Tensor idx = saved.unpack();
+                       if (GradMode::is_enabled()) {
+                         const Tensor flat =
+                             gather_backward(grad[0].reshape({P, g.positions()}), {P, g.plane()}, 1,
+                                             idx.view({P, g.positions()}));
+                         return autograd::variable_list{flat.view(sizes)};
+                       }
+                       const Tensor go = grad[0].contiguous();
+                       Tensor gin = make_empty(sizes, go.dtype(), go.device());
+                       backend_for(gin).max_pool2d_backward(gin, go, idx, g);
+                       return autograd::variable_list{gin};
+                     });
   }
   return {values, indices};
 }
@@ -114,6 +116,19 @@ Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias) {
         });
   }
   return out;
+}
+
+Tensor grouped_conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias,
+                         int64_t groups) {
+  if (groups == 1) return conv_gemm(cols, weight, bias);
+  const int64_t Kg = cols.size(1) / groups, Og = weight.size(0) / groups;
+  std::vector<Tensor> outs;
+  outs.reserve(static_cast<size_t>(groups));
+  for (int64_t gi = 0; gi < groups; ++gi) {
+    outs.push_back(conv_gemm(cols.narrow(1, gi * Kg, Kg), weight.narrow(0, gi * Og, Og),
+                             bias.defined() ? bias.narrow(0, gi * Og, Og) : Tensor()));
+  }
+  return cat(outs, 1);
 }
 
 }  // namespace ember

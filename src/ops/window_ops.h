@@ -1,26 +1,31 @@
 #pragma once
 // The front ends of convolution and pooling (internal; nn/conv.cpp and nn/pooling.cpp call them):
-// the backend's sliding-window kernels (kernel_math/window2d.h has the layouts) and the
+// the backend's sliding-window kernels (kernel_math/window.h has the layouts) and the
 // convolution's GEMM, each with its gradient, so that src/nn reaches no backend itself.
 #include <tuple>
 
 #include "ember/tensor.h"
-#include "kernel_math/window2d.h"
+#include "kernel_math/window.h"
 
 namespace ember {
 
-// Columns [N, K, L] of x [N, C, H, W] (g.channels == C). Differentiable: the gradient is
-// col2im_columns, whose gradient is im2col_columns again (so double backward works).
-Tensor im2col_columns(const Tensor& x, const Window2d& g);
-// [N, C, H, W] whose elements are the sums of the column entries taken from them.
-Tensor col2im_columns(const Tensor& cols, const Window2d& g);
+// Columns [N, K, L] of x [N, C, H, W] or [N, C, D, H, W] (g.channels == C). Differentiable: the
+// gradient is col2im_columns, whose gradient is im2col_columns again (so double backward works).
+Tensor im2col_columns(const Tensor& x, const Window& g);
+// [N, C, D * H * W] whose elements are the sums of the column entries taken from them (the
+// caller views it as its spatial shape).
+Tensor col2im_columns(const Tensor& cols, const Window& g);
 
-// The maximum of every window of x's planes ([P, H, W], g.channels == 1) and its flat position
-// h * W + w, both [P, out_h, out_w]. The values are differentiable (as a gather).
-std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& planes, const Window2d& g);
+// The maximum of every window of x's planes ([P, H, W] or [P, D, H, W], g.channels == 1) and its
+// flat position (d * H + h) * W + w, both [P, L]. The values are differentiable (as a gather).
+std::tuple<Tensor, Tensor> max_pool_planes(const Tensor& planes, const Window& g);
 
 // out [N, O, L] = weight [O, K] @ cols[n] (+ bias) for every sample n of cols [N, K, L];
 // differentiable in all three.
 Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias);
+// The same with `groups` groups: group g's filters (weight rows) see only its K / groups rows of
+// the columns. out [N, O, L].
+Tensor grouped_conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias,
+                         int64_t groups);
 
 }  // namespace ember

@@ -117,11 +117,13 @@ TEST(NnRnn, LstmMatchesTorchOnEveryDevice) {
   struct Case {
     int64_t layers;
     bool bias, batch_first, bidirectional, give_state, unbatched;
+    int64_t proj_size = 0;  // h projected to this width by weight_hr (LSTM's proj_size)
   };
   const std::vector<Case> cases = {
-      {1, true, false, false, false, false}, {2, true, true, true, true, false},
-      {1, false, false, true, true, false},  {3, true, false, false, true, false},
-      {2, true, false, true, false, true},
+      {1, true, false, false, false, false},  {2, true, true, true, true, false},
+      {1, false, false, true, true, false},   {3, true, false, false, true, false},
+      {2, true, false, true, false, true},    {1, true, false, false, true, false, 2},
+      {2, false, true, true, true, false, 3}, {2, true, false, true, false, true, 1},
   };
   for (const Device& device : test_devices()) {
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -132,20 +134,25 @@ TEST(NnRnn, LstmMatchesTorchOnEveryDevice) {
                                .num_layers(c.layers)
                                .bias(c.bias)
                                .batch_first(c.batch_first)
-                               .bidirectional(c.bidirectional));
+                               .bidirectional(c.bidirectional)
+                               .proj_size(c.proj_size));
+      const int64_t P = c.proj_size > 0 ? c.proj_size : H;  // the width of h
       lstm->to(device, kDouble);
       Inputs in;
       in.x = c.unbatched ? seq({T, I}, i) : c.batch_first ? seq({B, T, I}, i) : seq({T, B, I}, i);
       if (c.give_state) {
         std::vector<int64_t> s = c.unbatched ? std::vector<int64_t>{c.layers * D, H}
                                              : std::vector<int64_t>{c.layers * D, B, H};
-        in.states = {seq(s, 50 + i), seq(s, 60 + i)};
+        std::vector<int64_t> sh = s;
+        sh.back() = P;
+        in.states = {seq(sh, 50 + i), seq(s, 60 + i)};
       }
       const std::string py = "torch.nn.LSTM(" + std::to_string(I) + ", " + std::to_string(H) +
                              ", num_layers=" + std::to_string(c.layers) +
                              ", bias=" + py_bool(c.bias) +
                              ", batch_first=" + py_bool(c.batch_first) +
-                             ", bidirectional=" + py_bool(c.bidirectional) + ")";
+                             ", bidirectional=" + py_bool(c.bidirectional) +
+                             ", proj_size=" + std::to_string(c.proj_size) + ")";
       compare(
           "LSTM case " + std::to_string(i) + " on " + device.str(), *lstm, py,
           [&](const Inputs& x) {
@@ -294,6 +301,9 @@ TEST(NnRnn, PrintsAsLibtorch) {
             "ember::nn::LSTM(input_size=4, hidden_size=5, num_layers=2, bias=true, "
             "batch_first=false, "
             "dropout=0, bidirectional=true)");
+  EXPECT_EQ(str(nn::LSTM(nn::LSTMOptions(3, 4).proj_size(2))),
+            "ember::nn::LSTM(input_size=3, hidden_size=4, num_layers=1, bias=true, "
+            "batch_first=false, dropout=0, bidirectional=false, proj_size=2)");
   EXPECT_EQ(str(nn::GRU(nn::GRUOptions(4, 5).dropout(0.25).batch_first(true))),
             "ember::nn::GRU(input_size=4, hidden_size=5, num_layers=1, bias=true, "
             "batch_first=true, "
@@ -328,8 +338,17 @@ TEST(NnRnn, BadInputsNameTheShapes) {
   EXPECT_TRUE(contains(error_of<ValueError>([&] { nn::GRU(nn::GRUOptions(3, 4).num_layers(0)); }),
                        "GRU: num_layers must be at least 1, got 0"));
   EXPECT_TRUE(
-      contains(error_of<NotImplementedError>([&] { nn::LSTM(nn::LSTMOptions(3, 4).proj_size(2)); }),
-               "proj_size > 0"));
+      contains(error_of<ValueError>([&] { nn::LSTM(nn::LSTMOptions(3, 4).proj_size(4)); }),
+               "LSTM: proj_size has to be a positive integer, smaller than hidden_size or zero to "
+               "disable projections, got proj_size=4, hidden_size=4"));
+  EXPECT_TRUE(contains(error_of<ValueError>([&] { nn::LSTM(nn::LSTMOptions(3, 4).proj_size(-1)); }),
+                       "got proj_size=-1"));
+  EXPECT_TRUE(contains(error_of<ValueError>([&] {
+                         nn::LSTM(nn::LSTMOptions(3, 4).proj_size(2))
+                             ->forward(randn({5, 2, 3}),
+                                       std::make_tuple(zeros({1, 2, 4}), zeros({1, 2, 4})));
+                       }),
+                       "LSTM: Expected hidden[0] size [1, 2, 2], got [1, 2, 4]"));
   EXPECT_TRUE(contains(error_of<ValueError>([&] {
                          nn::LSTMCell(3, 4)->forward(randn({2, 5}));
                        }),
@@ -374,6 +393,20 @@ TEST(NnRnn, PackedSequencesMatchTorchOnEveryDevice) {
           return std::vector<Tensor>{padded(y), std::get<0>(state), std::get<1>(state)};
         },
         pack + "y, (h, c) = m(p, (s0, s1))\n" + unpack + "outs = [y, h, c]", in, device);
+
+    auto projected = nn::LSTM(
+        nn::LSTMOptions(I, H).num_layers(2).batch_first(true).bidirectional(true).proj_size(2));
+    projected->to(device, kDouble);
+    compare(
+        "packed projected LSTM on " + device.str(), *projected,
+        "torch.nn.LSTM(3, 4, num_layers=2, batch_first=True, bidirectional=True, proj_size=2)",
+        [&](const Inputs& x) {
+          auto [y, state] = projected->forward_with_packed_input(
+              packed(x.x), std::make_tuple(x.states[0], x.states[1]));
+          return std::vector<Tensor>{padded(y), std::get<0>(state), std::get<1>(state)};
+        },
+        pack + "y, (h, c) = m(p, (s0, s1))\n" + unpack + "outs = [y, h, c]",
+        Inputs{seq({B, T, I}, 7), {seq({4, B, 2}, 8), seq({4, B, H}, 9)}}, device);
 
     auto gru = nn::GRU(nn::GRUOptions(I, H).batch_first(true));
     gru->to(device, kDouble);

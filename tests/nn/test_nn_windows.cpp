@@ -1,13 +1,14 @@
-// Sliding-window ops (im2col, col2im, max pooling) beyond the layer parity tests: max-pool
-// indices with ties and NaNs, fold, convolution double backward against PyTorch, the shared
-// window math that the CUDA kernels use checked against the CPU kernels, and bad input.
+// Sliding-window ops (im2col, col2im, max pooling; their 3-D forms) beyond the layer parity
+// tests: max-pool indices with ties and NaNs (2-D and 3-D), fold, convolution double backward
+// against PyTorch, the shared window math that the CUDA kernels use checked against the CPU
+// kernels, and bad input.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
 #include "ember/ember.h"
-#include "kernel_math/window2d.h"
+#include "kernel_math/window.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
 
@@ -169,7 +170,7 @@ TEST(NnWindows, SharedWindowMathAgreesWithTheCpuKernels) {
   };
   for (size_t n = 0; n < cases.size(); ++n) {
     const Case& c = cases[n];
-    Window2d g{c.C, c.H, c.W, c.kh, c.kw, c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, 0, 0};
+    Window g{c.C, c.H, c.W, c.kh, c.kw, c.sh, c.sw, c.ph, c.pw, c.dh, c.dw, 0, 0};
     g.out_h = (c.H + 2 * c.ph - c.dh * (c.kh - 1) - 1) / c.sh + 1;
     g.out_w = (c.W + 2 * c.pw - c.dw * (c.kw - 1) - 1) / c.sw + 1;
     manual_seed(300 + n);
@@ -180,7 +181,7 @@ TEST(NnWindows, SharedWindowMathAgreesWithTheCpuKernels) {
     for (int64_t ch = 0; ch < c.C; ++ch) {
       for (int64_t h = 0; h < c.H; ++h) {
         for (int64_t w = 0; w < c.W; ++w) {
-          EXPECT_NEAR((col2im_sum<double, double>(g, cp, ch, h, w)),
+          EXPECT_NEAR((col2im_sum<double, double>(g, cp, ch, 0, h, w)),
                       folded[0][ch][h][w].item<double>(), 1e-12)
               << "case " << n << " at (" << ch << ", " << h << ", " << w << ")";
         }
@@ -188,17 +189,96 @@ TEST(NnWindows, SharedWindowMathAgreesWithTheCpuKernels) {
     }
     if (c.ph * 2 > c.kh || c.pw * 2 > c.kw) continue;  // not a valid pooling geometry
     Tensor x = tie_input({1, 1, c.H, c.W}, 400 + n, true);
-    Window2d p = g;
+    Window p = g;
     p.channels = 1;
     auto [values, indices] = max_pool2d_with_indices(
         x, {c.kh, c.kw}, ExpandingArray<2>({c.sh, c.sw}), {c.ph, c.pw}, {c.dh, c.dw});
     for (int64_t oh = 0; oh < p.out_h; ++oh) {
       for (int64_t ow = 0; ow < p.out_w; ++ow) {
-        EXPECT_EQ((window_argmax<double, double>(p, x.data_ptr<double>(), oh, ow)),
+        EXPECT_EQ((window_argmax<double, double>(p, x.data_ptr<double>(), 0, oh, ow)),
                   indices[0][0][oh][ow].item<int64_t>())
             << "case " << n << " at (" << oh << ", " << ow << ")";
       }
     }
+  }
+}
+
+// The same over volumes: col2im_sum against the CPU's col2vol, reached through conv_transpose3d
+// with an identity weight (its columns are then the input itself), and window_argmax against the
+// CPU's max_pool3d indices.
+TEST(NnWindows, SharedVolumeWindowMathAgreesWithTheCpuKernels) {
+  struct Case {
+    int64_t C, D, H, W, k[3], s[3], p[3], d[3];
+  };
+  const std::vector<Case> cases = {
+      {2, 4, 5, 4, {3, 3, 2}, {1, 1, 2}, {1, 1, 0}, {1, 1, 1}},
+      {1, 7, 6, 8, {2, 3, 3}, {2, 1, 3}, {1, 0, 1}, {2, 1, 2}},
+      {2, 5, 7, 6, {3, 2, 3}, {3, 2, 1}, {1, 1, 1}, {1, 2, 1}},
+  };
+  for (size_t n = 0; n < cases.size(); ++n) {
+    const Case& c = cases[n];
+    const int64_t in[3] = {c.D, c.H, c.W};
+    Window g{c.C, c.H, c.W, c.k[1], c.k[2], c.s[1], c.s[2], c.p[1], c.p[2], c.d[1], c.d[2], 0, 0};
+    g.depth = c.D;
+    g.kd = c.k[0];
+    g.sd = c.s[0];
+    g.pd = c.p[0];
+    g.dd = c.d[0];
+    int64_t out[3], output_padding[3];
+    for (int i = 0; i < 3; ++i) {
+      const int64_t span = in[i] + 2 * c.p[i] - c.d[i] * (c.k[i] - 1) - 1;
+      out[i] = span / c.s[i] + 1;
+      output_padding[i] = span % c.s[i];  // the rows past the last window
+    }
+    g.out_d = out[0];
+    g.out_h = out[1];
+    g.out_w = out[2];
+    const int64_t K = g.columns(), window = c.k[0] * c.k[1] * c.k[2];
+    manual_seed(500 + n);
+    const Tensor cols = randn({1, K, g.positions()}, kDouble);
+    const Tensor identity = eye(K, TensorOptions(kDouble)).view({K, c.C, c.k[0], c.k[1], c.k[2]});
+    ASSERT_EQ(K, c.C * window);
+    const Tensor folded = conv_transpose3d(
+        cols.view({1, K, out[0], out[1], out[2]}), identity, {}, {c.s[0], c.s[1], c.s[2]},
+        {c.p[0], c.p[1], c.p[2]}, {output_padding[0], output_padding[1], output_padding[2]}, 1,
+        {c.d[0], c.d[1], c.d[2]});
+    ASSERT_EQ(folded.sizes(), IntArrayRef({1, c.C, c.D, c.H, c.W}));
+    const double* cp = cols.data_ptr<double>();
+    const double* fp = folded.contiguous().data_ptr<double>();
+    for (int64_t e = 0; e < c.C * g.plane(); ++e) {
+      const int64_t w = e % c.W, h = (e / c.W) % c.H, d = (e / (c.W * c.H)) % c.D;
+      const int64_t ch = e / g.plane();
+      EXPECT_NEAR((col2im_sum<double, double>(g, cp, ch, d, h, w)), fp[e], 1e-12)
+          << "case " << n << " at (" << ch << ", " << d << ", " << h << ", " << w << ")";
+    }
+    const Tensor x = tie_input({1, 1, c.D, c.H, c.W}, 600 + n, true);
+    Window p = g;
+    p.channels = 1;
+    const Tensor indices = std::get<1>(max_pool3d_with_indices(
+        x, {c.k[0], c.k[1], c.k[2]}, ExpandingArray<3>({c.s[0], c.s[1], c.s[2]}),
+        {c.p[0], c.p[1], c.p[2]}, {c.d[0], c.d[1], c.d[2]}));
+    const int64_t* ip = indices.contiguous().data_ptr<int64_t>();
+    for (int64_t l = 0; l < p.positions(); ++l) {
+      const int64_t od = l / (p.out_h * p.out_w), oh = (l / p.out_w) % p.out_h, ow = l % p.out_w;
+      EXPECT_EQ((window_argmax<double, double>(p, x.data_ptr<double>(), od, oh, ow)), ip[l])
+          << "case " << n << " at (" << od << ", " << oh << ", " << ow << ")";
+    }
+  }
+}
+
+// Ties, NaN and -inf over volumes: the index PyTorch's max_pool3d picks, and the gradient going
+// to it.
+TEST(NnWindows, MaxPool3dIndicesMatchPyTorchWithTiesAndNaN) {
+  for (int i = 0; i < 3; ++i) {
+    const Tensor x = tie_input({2, 2, 5, 6, 7}, 700 + i, i > 0);
+    const int64_t k = 2 + i % 2, s = 1 + i, p = i == 2 ? 1 : 0;
+    auto [values, indices] = max_pool3d_with_indices(x, k, ExpandingArray<3>(s), p, 1, i == 1);
+    auto r = torch_run("v, i = F.max_pool3d(x, " + std::to_string(k) + ", " + std::to_string(s) +
+                           ", " + std::to_string(p) + ", ceil_mode=" + (i == 1 ? "True" : "False") +
+                           ", return_indices=True)",
+                       {{"x", x}}, {"v", "i"});
+    expect_close(values, r.at("v"), 1e-12, 1e-12, "values " + std::to_string(i));
+    expect_close(indices, r.at("i"), 0, 0, "indices " + std::to_string(i));
   }
 }
 

@@ -548,7 +548,7 @@ Tensor meta(std::vector<int64_t> sizes, ScalarType dtype = kFloat) {
 // The meta backend runs no kernel, so operands need not agree: each input gets a shape of its
 // own, and the recorded shapes show which tensors were taken as inputs, in which order.
 std::vector<FamilyCall> every_family_call() {
-  const Window2d g{1, 4, 4, 2, 2, 1, 1, 0, 0, 1, 1, 3, 3};
+  const Window g{1, 4, 4, 2, 2, 1, 1, 0, 0, 1, 1, 3, 3};
   auto gemm = [](int64_t batch, double beta) {
     return [=](Backend& b) {
       b.gemm(meta({batch, 2, 4}), meta({batch, 2, 3}), meta({1, 3, 4}), 1.0, beta);

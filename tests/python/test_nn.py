@@ -542,6 +542,45 @@ def test_rnn_matches_torch(text):
         close(e, t, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("text,layers", [("LSTM(3, 5, proj_size=2)", 1),
+                                         ("LSTM(3, 5, num_layers=2, bidirectional=True, "
+                                          "batch_first=True, proj_size=3)", 4),
+                                         ("LSTM(3, 5, num_layers=2, bias=False, proj_size=1)", 2)])
+def test_lstm_proj_size_matches_torch(text, layers):
+    """A projected LSTM: h (and the output) proj_size wide through weight_hr, c hidden_size wide."""
+    e_mod, t_mod = build(text)
+    assert repr(e_mod) == repr(t_mod)
+    assert [(n, tuple(p.shape)) for n, p in e_mod.named_parameters()] == \
+        [(n, tuple(p.shape)) for n, p in t_mod.named_parameters()]
+    copy_params(e_mod, t_mod)
+    proj = t_mod.proj_size
+    shape = (2, 5, 3) if t_mod.batch_first else (5, 2, 3)
+    e_x, t_x = pair(wave(*shape, scale=1.5), requires_grad=True)
+    e_h, t_h = pair(wave(layers, 2, proj, offset=1.0), requires_grad=True)
+    e_c, t_c = pair(wave(layers, 2, 5, offset=2.0), requires_grad=True)
+    e_out = _rnn_outputs(e_mod(e_x, (e_h, e_c)))
+    t_out = _rnn_outputs(t_mod(t_x, (t_h, t_c)))
+    for k, (e, t) in enumerate(zip(e_out, t_out)):
+        close(e, t, rtol=1e-4, atol=1e-5)
+    sum((e * ember.tensor(wave(*t.shape, offset=k))).sum()
+        for k, (e, t) in enumerate(zip(e_out, t_out))).backward()
+    sum((t * torch.tensor(wave(*t.shape, offset=k))).sum()
+        for k, t in enumerate(t_out)).backward()
+    for e, t in ((e_x, t_x), (e_h, t_h), (e_c, t_c)):
+        close(e.grad, t.grad, rtol=1e-4, atol=1e-5)
+    grads_close(e_mod, t_mod)
+    for e, t in zip(_rnn_outputs(e_mod(ember.tensor(wave(5, 3)))),
+                    _rnn_outputs(t_mod(torch.tensor(wave(5, 3))))):  # unbatched
+        close(e, t, rtol=1e-4, atol=1e-5)
+    for bad in ("LSTM(3, 5, proj_size=5)", "LSTM(3, 5, proj_size=-1)", "GRU(3, 5, proj_size=2)"):
+        with pytest.raises(ValueError):
+            eval("torch.nn." + bad)
+        with pytest.raises(ValueError):
+            eval("ember.nn." + bad)
+    with pytest.raises(RuntimeError, match=r"Expected hidden\[0\] size"):
+        e_mod(e_x, (e_c, e_c))
+
+
 CELLS = ["RNNCell(3, 4)", "RNNCell(3, 4, bias=False, nonlinearity='relu')", "LSTMCell(3, 4)",
          "LSTMCell(3, 4, bias=False)", "GRUCell(3, 4)"]
 
@@ -592,6 +631,8 @@ def test_rnn_cells_bad_input():
 
 
 @pytest.mark.parametrize("text", ["LSTM(3, 4, num_layers=2, batch_first=True, bidirectional=True)",
+                                  "LSTM(3, 4, num_layers=2, batch_first=True, bidirectional=True, "
+                                  "proj_size=2)",
                                   "GRU(3, 4, batch_first=True)"])
 def test_packed_rnn_matches_torch(text):
     e_mod, t_mod = build(text)

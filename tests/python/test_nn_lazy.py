@@ -23,6 +23,9 @@ CASES = [
     ("LazyBatchNorm3d", (1e-3, 0.2, False), (2, 3, 2, 2, 2), "BatchNorm3d"),
     ("LazyInstanceNorm1d", (1e-5, 0.1, True, True), (2, 3, 5), "InstanceNorm1d"),
     ("LazyInstanceNorm2d", (), (2, 3, 4, 4), "InstanceNorm2d"),
+    ("LazyConv3d", (2, 2), (1, 3, 4, 4, 3), "Conv3d"),
+    ("LazyConvTranspose3d", (2, 2, 2), (1, 3, 2, 3, 2), "ConvTranspose3d"),
+    ("LazyInstanceNorm3d", (), (2, 3, 2, 3, 2), "InstanceNorm3d"),
 ]
 
 

@@ -37,6 +37,10 @@ EMBER_API Tensor conv2d_with_padding(const Tensor& input, const Tensor& weight, 
 EMBER_API Tensor conv1d_with_padding(const Tensor& input, const Tensor& weight, const Tensor& bias,
                                      ExpandingArray<1> stride, const conv_padding_nd_t<1>& padding,
                                      ExpandingArray<1> dilation, int64_t groups);
+// The same for Conv3d's padding option.
+EMBER_API Tensor conv3d_with_padding(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                                     ExpandingArray<3> stride, const conv_padding_nd_t<3>& padding,
+                                     ExpandingArray<3> dilation, int64_t groups);
 
 namespace functional {
 
@@ -84,6 +88,16 @@ inline Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
 inline Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                                const ConvTranspose2dFuncOptions& options = {}) {
   return ember::conv_transpose2d(input, weight, options.bias(), options.stride(), options.padding(),
+                                 options.output_padding(), options.groups(), options.dilation());
+}
+inline Tensor conv3d(const Tensor& input, const Tensor& weight,
+                     const Conv3dFuncOptions& options = {}) {
+  return conv3d_with_padding(input, weight, options.bias(), options.stride(), options.padding(),
+                             options.dilation(), options.groups());
+}
+inline Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                               const ConvTranspose3dFuncOptions& options = {}) {
+  return ember::conv_transpose3d(input, weight, options.bias(), options.stride(), options.padding(),
                                  options.output_padding(), options.groups(), options.dilation());
 }
 
@@ -148,6 +162,46 @@ inline Tensor adaptive_avg_pool2d(const Tensor& input,
                                   const AdaptiveAvgPool2dFuncOptions& options) {
   return ember::adaptive_avg_pool2d(input, options.output_size());
 }
+inline std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(
+    const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options) {
+  return ember::adaptive_max_pool1d(input, options.output_size());
+}
+
+inline Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& options) {
+  return ember::max_pool3d(input, options.kernel_size(), options.stride(), options.padding(),
+                           options.dilation(), options.ceil_mode());
+}
+inline std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input,
+                                                          const MaxPool3dFuncOptions& options) {
+  return ember::max_pool3d_with_indices(input, options.kernel_size(), options.stride(),
+                                        options.padding(), options.dilation(), options.ceil_mode());
+}
+inline Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& options) {
+  return ember::avg_pool3d(input, options.kernel_size(), options.stride(), options.padding(),
+                           options.ceil_mode(), options.count_include_pad(),
+                           options.divisor_override());
+}
+inline Tensor adaptive_avg_pool3d(const Tensor& input,
+                                  const AdaptiveAvgPool3dFuncOptions& options) {
+  return ember::adaptive_avg_pool3d(input, options.output_size());
+}
+inline Tensor adaptive_max_pool3d(const Tensor& input,
+                                  const AdaptiveMaxPool3dFuncOptions& options) {
+  return std::get<0>(ember::adaptive_max_pool3d(input, options.output_size()));
+}
+inline std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(
+    const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options) {
+  return ember::adaptive_max_pool3d(input, options.output_size());
+}
+
+// Max unpooling: the output size is options.output_size (spatial sizes, or with N and C in
+// front) or, without one, (in - 1) * stride - 2 * padding + kernel_size per dim.
+EMBER_API Tensor max_unpool1d(const Tensor& input, const Tensor& indices,
+                              const MaxUnpool1dFuncOptions& options);
+EMBER_API Tensor max_unpool2d(const Tensor& input, const Tensor& indices,
+                              const MaxUnpool2dFuncOptions& options);
+EMBER_API Tensor max_unpool3d(const Tensor& input, const Tensor& indices,
+                              const MaxUnpool3dFuncOptions& options);
 
 inline Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                          const BatchNormFuncOptions& options = {}) {

@@ -51,6 +51,16 @@ EMBER_API Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
                                   ExpandingArray<2> padding = 0,
                                   ExpandingArray<2> output_padding = 0, int64_t groups = 1,
                                   ExpandingArray<2> dilation = 1);
+// 3-D convolution of [N, C, D, H, W] (or unbatched [C, D, H, W]) with weight
+// [O, C / groups, kd, kh, kw]: vol2col (im2col over volumes) and one GEMM.
+EMBER_API Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
+                        ExpandingArray<3> stride = 1, ExpandingArray<3> padding = 0,
+                        ExpandingArray<3> dilation = 1, int64_t groups = 1);
+EMBER_API Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                                  const Tensor& bias = {}, ExpandingArray<3> stride = 1,
+                                  ExpandingArray<3> padding = 0,
+                                  ExpandingArray<3> output_padding = 0, int64_t groups = 1,
+                                  ExpandingArray<3> dilation = 1);
 
 // stride defaults to kernel_size.
 EMBER_API Tensor max_pool2d(const Tensor& input, ExpandingArray<2> kernel_size,
@@ -88,6 +98,33 @@ EMBER_API Tensor avg_pool1d(const Tensor& input, ExpandingArray<1> kernel_size,
 EMBER_API Tensor adaptive_avg_pool1d(const Tensor& input, ExpandingArray<1> output_size);
 EMBER_API std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& input,
                                                          ExpandingArray<1> output_size);
+// The 3-D pools over [N, C, D, H, W] (or unbatched [C, D, H, W]); indices are flat
+// (d * H + h) * W + w positions within each channel's volume.
+EMBER_API Tensor max_pool3d(const Tensor& input, ExpandingArray<3> kernel_size,
+                            std::optional<ExpandingArray<3>> stride = std::nullopt,
+                            ExpandingArray<3> padding = 0, ExpandingArray<3> dilation = 1,
+                            bool ceil_mode = false);
+EMBER_API std::tuple<Tensor, Tensor> max_pool3d_with_indices(
+    const Tensor& input, ExpandingArray<3> kernel_size,
+    std::optional<ExpandingArray<3>> stride = std::nullopt, ExpandingArray<3> padding = 0,
+    ExpandingArray<3> dilation = 1, bool ceil_mode = false);
+EMBER_API Tensor avg_pool3d(const Tensor& input, ExpandingArray<3> kernel_size,
+                            std::optional<ExpandingArray<3>> stride = std::nullopt,
+                            ExpandingArray<3> padding = 0, bool ceil_mode = false,
+                            bool count_include_pad = true,
+                            std::optional<int64_t> divisor_override = std::nullopt);
+EMBER_API Tensor adaptive_avg_pool3d(const Tensor& input, ExpandingArray<3> output_size);
+EMBER_API std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& input,
+                                                         ExpandingArray<3> output_size);
+// The partial inverses of max pooling: a zero tensor of output_size per plane (the spatial
+// sizes) with each input value written at its index, as PyTorch's max_unpool1d/2d/3d. Indices
+// are flat positions within each plane, as the max pools return them.
+EMBER_API Tensor max_unpool1d(const Tensor& input, const Tensor& indices,
+                              ExpandingArray<1> output_size);
+EMBER_API Tensor max_unpool2d(const Tensor& input, const Tensor& indices,
+                              ExpandingArray<2> output_size);
+EMBER_API Tensor max_unpool3d(const Tensor& input, const Tensor& indices,
+                              ExpandingArray<3> output_size);
 
 // Normalises over every dim but 1. In training (or without running stats) uses the batch
 // statistics and, when running stats are given, updates them in place with `momentum`.

@@ -49,6 +49,98 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _nn.adaptive_max_pool2d(input, output_size, return_indices)
+
+
+conv3d = _nn.conv3d
+conv_transpose3d = _nn.conv_transpose3d
+adaptive_avg_pool3d = _nn.adaptive_avg_pool3d
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return _nn.adaptive_max_pool3d(input, output_size, return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _nn.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                          return_indices)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _nn.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override)
+
+
+# PyTorch's *_with_indices names: the pools with return_indices on, whatever is passed.
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _nn.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _nn.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _nn.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _nn.adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _nn.adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _nn.adaptive_max_pool3d(input, output_size, True)
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """The spatial size max_unpool writes: (in - 1) * stride - 2 * padding + kernel_size per
+    dim, or output_size (strictly within one stride of that), as PyTorch's."""
+    dims = len(kernel_size)
+    default = [(input.shape[input.dim() - dims + d] - 1) * stride[d] + kernel_size[d] -
+               2 * padding[d] for d in range(dims)]
+    if output_size is None:
+        return default
+    output_size = list(output_size)
+    if len(output_size) == dims + 2:
+        output_size = output_size[2:]
+    if len(output_size) != dims:
+        raise ValueError(f"output_size should be a sequence containing {dims} or {dims + 2} "
+                         f"elements, but it has a length of '{len(output_size)}'")
+    for d in range(dims):
+        low, high = default[d] - stride[d], default[d] + stride[d]
+        if not low < output_size[d] < high:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                             f"{low} and {high})")
+    return output_size
+
+
+def _unpool(dims, input, indices, kernel_size, stride, padding, output_size):
+    def expand(v):
+        return tuple(v) if isinstance(v, (tuple, list)) else (v,) * dims
+    kernel_size = expand(kernel_size)
+    stride = expand(stride) if stride is not None else kernel_size
+    size = _unpool_output_size(input, kernel_size, stride, expand(padding), output_size)
+    return getattr(_nn, f"max_unpool{dims}d")(input, indices, size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _unpool(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _unpool(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _unpool(3, input, indices, kernel_size, stride, padding, output_size)
 layer_norm = _nn.layer_norm
 group_norm = _nn.group_norm
 instance_norm = _nn.instance_norm

@@ -1,6 +1,6 @@
 #pragma once
-// Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d: im2col (an index gather) or col2im around
-// one GEMM, so they run on every device. The 1-D forms are the 2-D ones over a height of 1.
+// Conv1d/2d/3d, ConvTranspose1d/2d/3d: im2col (vol2col for 3-D) or col2im around one GEMM, so
+// they run on every device. The 1-D forms are the 2-D ones over a height of 1.
 #include <optional>
 #include <vector>
 
@@ -101,10 +101,32 @@ class EMBER_API ConvTranspose2dImpl : public detail::ConvTransposeNdImpl<2, Conv
 };
 EMBER_MODULE(ConvTranspose2d);
 
+class EMBER_API Conv3dImpl : public detail::ConvNdImpl<3, Conv3dImpl> {
+ public:
+  Conv3dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<3> kernel_size)
+      : Conv3dImpl(Conv3dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit Conv3dImpl(const Conv3dOptions& options) : ConvNdImpl(options) {}
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Conv3d);
+
+class EMBER_API ConvTranspose3dImpl : public detail::ConvTransposeNdImpl<3, ConvTranspose3dImpl> {
+ public:
+  ConvTranspose3dImpl(int64_t in_channels, int64_t out_channels, ExpandingArray<3> kernel_size)
+      : ConvTranspose3dImpl(ConvTranspose3dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit ConvTranspose3dImpl(const ConvTranspose3dOptions& options)
+      : ConvTransposeNdImpl(options) {}
+  Tensor forward(const Tensor& input,
+                 const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+};
+EMBER_MODULE(ConvTranspose3d);
+
 // Defined once, in src/nn/conv_modules.cpp.
 extern template class detail::ConvNdImpl<1, Conv1dImpl>;
 extern template class detail::ConvNdImpl<2, Conv2dImpl>;
 extern template class detail::ConvTransposeNdImpl<1, ConvTranspose1dImpl>;
 extern template class detail::ConvTransposeNdImpl<2, ConvTranspose2dImpl>;
+extern template class detail::ConvNdImpl<3, Conv3dImpl>;
+extern template class detail::ConvTransposeNdImpl<3, ConvTranspose3dImpl>;
 
 }  // namespace ember::nn

@@ -1,6 +1,6 @@
 #pragma once
-// InstanceNorm1d and InstanceNorm2d: each channel of each sample normalised over its positions,
-// with optional affine parameters and running statistics (buffers, as BatchNorm's).
+// InstanceNorm1d, InstanceNorm2d and InstanceNorm3d: each channel of each sample normalised over
+// its positions, with optional affine parameters and running statistics (buffers, as BatchNorm's).
 #include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
 #include "ember/nn/options/normalization.h"
@@ -9,7 +9,7 @@
 namespace ember::nn {
 namespace detail {
 
-// What InstanceNorm1d and InstanceNorm2d share; D is the number of spatial dims.
+// What the InstanceNorm modules share; D is the number of spatial dims.
 template <size_t D, typename Derived>
 class EMBER_API InstanceNormImpl : public Cloneable<Derived> {
  public:
@@ -45,8 +45,17 @@ class EMBER_API InstanceNorm2dImpl : public detail::InstanceNormImpl<2, Instance
 };
 EMBER_MODULE(InstanceNorm2d);
 
+class EMBER_API InstanceNorm3dImpl : public detail::InstanceNormImpl<3, InstanceNorm3dImpl> {
+ public:
+  explicit InstanceNorm3dImpl(int64_t num_features)
+      : InstanceNorm3dImpl(InstanceNormOptions(num_features)) {}
+  explicit InstanceNorm3dImpl(const InstanceNormOptions& options) : InstanceNormImpl(options) {}
+};
+EMBER_MODULE(InstanceNorm3d);
+
 // Defined once, in src/nn/instance_norm.cpp.
 extern template class detail::InstanceNormImpl<1, InstanceNorm1dImpl>;
 extern template class detail::InstanceNormImpl<2, InstanceNorm2dImpl>;
+extern template class detail::InstanceNormImpl<3, InstanceNorm3dImpl>;
 
 }  // namespace ember::nn

@@ -1,6 +1,9 @@
 #pragma once
-// MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d and LPPool1d/2d.
+// MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
+// MaxUnpool1d/2d/3d and LPPool1d/2d.
+#include <optional>
 #include <tuple>
+#include <vector>
 
 #include "ember/nn/cloneable.h"
 #include "ember/nn/module.h"
@@ -129,5 +132,92 @@ class EMBER_API LPPool2dImpl : public Cloneable<LPPool2dImpl> {
   LPPool2dOptions options;
 };
 EMBER_MODULE(LPPool2d);
+
+class EMBER_API MaxPool3dImpl : public Cloneable<MaxPool3dImpl> {
+ public:
+  void reset() override {}
+  explicit MaxPool3dImpl(ExpandingArray<3> kernel_size)
+      : MaxPool3dImpl(MaxPool3dOptions(kernel_size)) {}
+  explicit MaxPool3dImpl(const MaxPool3dOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  // The output and the flat (d * H + h) * W + w position of each maximum in its volume.
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  MaxPool3dOptions options;
+};
+EMBER_MODULE(MaxPool3d);
+
+class EMBER_API AvgPool3dImpl : public Cloneable<AvgPool3dImpl> {
+ public:
+  void reset() override {}
+  explicit AvgPool3dImpl(ExpandingArray<3> kernel_size)
+      : AvgPool3dImpl(AvgPool3dOptions(kernel_size)) {}
+  explicit AvgPool3dImpl(const AvgPool3dOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  AvgPool3dOptions options;
+};
+EMBER_MODULE(AvgPool3d);
+
+class EMBER_API AdaptiveAvgPool3dImpl : public Cloneable<AdaptiveAvgPool3dImpl> {
+ public:
+  void reset() override {}
+  explicit AdaptiveAvgPool3dImpl(ExpandingArray<3> output_size)
+      : AdaptiveAvgPool3dImpl(AdaptiveAvgPool3dOptions(output_size)) {}
+  explicit AdaptiveAvgPool3dImpl(const AdaptiveAvgPool3dOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  AdaptiveAvgPool3dOptions options;
+};
+EMBER_MODULE(AdaptiveAvgPool3d);
+
+class EMBER_API AdaptiveMaxPool3dImpl : public Cloneable<AdaptiveMaxPool3dImpl> {
+ public:
+  void reset() override {}
+  explicit AdaptiveMaxPool3dImpl(ExpandingArray<3> output_size)
+      : AdaptiveMaxPool3dImpl(AdaptiveMaxPool3dOptions(output_size)) {}
+  explicit AdaptiveMaxPool3dImpl(const AdaptiveMaxPool3dOptions& options_) : options(options_) {}
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  AdaptiveMaxPool3dOptions options;
+};
+EMBER_MODULE(AdaptiveMaxPool3d);
+
+// MaxUnpool1d/2d/3d: input and the indices of the max pool with the same options; output_size
+// (spatial sizes, or with N and C in front) picks among the sizes that pool back to the input.
+template <size_t D, typename Derived>
+class EMBER_API MaxUnpoolImpl : public Cloneable<Derived> {
+ public:
+  explicit MaxUnpoolImpl(ExpandingArray<D> kernel_size)
+      : MaxUnpoolImpl(MaxUnpoolOptions<D>(kernel_size)) {}
+  explicit MaxUnpoolImpl(const MaxUnpoolOptions<D>& options_) : options(options_) {}
+  void reset() override {}
+  Tensor forward(const Tensor& input, const Tensor& indices,
+                 const std::optional<std::vector<int64_t>>& output_size = std::nullopt);
+  void pretty_print(std::ostream& stream) const override;
+  MaxUnpoolOptions<D> options;
+};
+
+class EMBER_API MaxUnpool1dImpl : public MaxUnpoolImpl<1, MaxUnpool1dImpl> {
+ public:
+  using MaxUnpoolImpl<1, MaxUnpool1dImpl>::MaxUnpoolImpl;
+};
+EMBER_MODULE(MaxUnpool1d);
+class EMBER_API MaxUnpool2dImpl : public MaxUnpoolImpl<2, MaxUnpool2dImpl> {
+ public:
+  using MaxUnpoolImpl<2, MaxUnpool2dImpl>::MaxUnpoolImpl;
+};
+EMBER_MODULE(MaxUnpool2d);
+class EMBER_API MaxUnpool3dImpl : public MaxUnpoolImpl<3, MaxUnpool3dImpl> {
+ public:
+  using MaxUnpoolImpl<3, MaxUnpool3dImpl>::MaxUnpoolImpl;
+};
+EMBER_MODULE(MaxUnpool3d);
+
+// Defined once, in src/nn/unpooling.cpp.
+extern template class MaxUnpoolImpl<1, MaxUnpool1dImpl>;
+extern template class MaxUnpoolImpl<2, MaxUnpool2dImpl>;
+extern template class MaxUnpoolImpl<3, MaxUnpool3dImpl>;
 
 }  // namespace ember::nn

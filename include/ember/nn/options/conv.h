@@ -1,5 +1,5 @@
 #pragma once
-// Options of the convolutions (Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d) and of their
+// Options of the convolutions (Conv1d/2d/3d, ConvTranspose1d/2d/3d) and of their
 // functional forms, as libtorch's templates over the number of spatial dims D.
 #include <cstdint>
 #include <initializer_list>
@@ -45,6 +45,7 @@ struct ConvOptions {
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
 // The transposed convolutions: output_padding adds that many rows/columns on one side of the
 // output, to pick among the sizes a strided convolution maps onto the same input size.
@@ -66,6 +67,7 @@ struct ConvTransposeOptions {
 };
 using ConvTranspose1dOptions = ConvTransposeOptions<1>;
 using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
 
 namespace functional {
 template <size_t D>
@@ -87,6 +89,7 @@ struct ConvFuncOptions {
 };
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
 
 template <size_t D>
 struct ConvTransposeFuncOptions {
@@ -99,6 +102,7 @@ struct ConvTransposeFuncOptions {
 };
 using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;
 using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
+using ConvTranspose3dFuncOptions = ConvTransposeFuncOptions<3>;
 }  // namespace functional
 
 }  // namespace ember::nn

@@ -1,4 +1,4 @@
-"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d over the C++ convolutions, with PyTorch's
+"""Conv1d/2d/3d and ConvTranspose1d/2d/3d over the C++ convolutions, with PyTorch's
 arguments, padding modes, default initialisation and repr."""
 import math
 
@@ -120,6 +120,11 @@ class Conv2d(_Conv):
     _conv = staticmethod(_nn.conv2d)
 
 
+class Conv3d(_Conv):
+    _dims = 3
+    _conv = staticmethod(_nn.conv3d)
+
+
 class _ConvTransposeNd(_ConvNd):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
@@ -166,3 +171,8 @@ class ConvTranspose1d(_ConvTransposeNd):
 class ConvTranspose2d(_ConvTransposeNd):
     _dims = 2
     _conv = staticmethod(_nn.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _dims = 3
+    _conv = staticmethod(_nn.conv_transpose3d)

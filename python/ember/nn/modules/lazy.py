@@ -7,10 +7,11 @@ import warnings
 
 from ... import _C
 from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .linear import Linear
 from .module import Module, _C_no_grad
-from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d
+from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, InstanceNorm1d, InstanceNorm2d,
+                            InstanceNorm3d)
 
 
 class LazyModuleMixin:
@@ -199,10 +200,13 @@ def _lazy_norm(norm_cls):
 
 LazyConv1d = _lazy_conv(Conv1d)
 LazyConv2d = _lazy_conv(Conv2d)
+LazyConv3d = _lazy_conv(Conv3d)
 LazyConvTranspose1d = _lazy_conv_transpose(ConvTranspose1d)
 LazyConvTranspose2d = _lazy_conv_transpose(ConvTranspose2d)
+LazyConvTranspose3d = _lazy_conv_transpose(ConvTranspose3d)
 LazyBatchNorm1d = _lazy_norm(BatchNorm1d)
 LazyBatchNorm2d = _lazy_norm(BatchNorm2d)
 LazyBatchNorm3d = _lazy_norm(BatchNorm3d)
 LazyInstanceNorm1d = _lazy_norm(InstanceNorm1d)
 LazyInstanceNorm2d = _lazy_norm(InstanceNorm2d)
+LazyInstanceNorm3d = _lazy_norm(InstanceNorm3d)

@@ -110,6 +110,10 @@ class InstanceNorm2d(_InstanceNorm):
     _expected_dims = (3, 4)
 
 
+class InstanceNorm3d(_InstanceNorm):
+    _expected_dims = (4, 5)
+
+
 class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
         super().__init__()

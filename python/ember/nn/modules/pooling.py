@@ -1,6 +1,7 @@
-"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d and AdaptiveMaxPool1d/2d over the C++
-window kernels."""
+"""MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d and
+MaxUnpool1d/2d/3d over the C++ window kernels."""
 from ..._C import _nn
+from .. import functional as F
 from .module import Module
 
 
@@ -126,3 +127,58 @@ class LPPool2d(_LPPoolNd):
     def forward(self, input):
         return _nn.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride,
                              self.ceil_mode)
+
+
+class MaxPool3d(MaxPool2d):
+    def forward(self, input):
+        return _nn.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                              self.ceil_mode, self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    def forward(self, input):
+        return _nn.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                              self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    def forward(self, input):
+        return _nn.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    def forward(self, input):
+        return _nn.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _MaxUnpoolNd(Module):
+    """The partial inverse of MaxPoolNd: forward(input, indices, output_size=None)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        dims = self._dims
+
+        def expand(v):
+            return tuple(v) if isinstance(v, (tuple, list)) else (v,) * dims
+        self.kernel_size = expand(kernel_size)
+        self.stride = expand(stride if stride is not None else kernel_size)
+        self.padding = expand(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return F._unpool(self._dims, input, indices, self.kernel_size, self.stride, self.padding,
+                         output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _dims = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _dims = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _dims = 3

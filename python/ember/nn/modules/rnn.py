@@ -21,8 +21,13 @@ class RNNBase(Module):
                 isinstance(dropout, bool):
             raise ValueError("dropout should be a number in range [0, 1] representing the "
                              "probability of an element being zeroed")
-        if proj_size != 0:
-            raise NotImplementedError("proj_size is not supported by ember")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size != 0 and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if hidden_size <= 0 or num_layers <= 0:
             raise ValueError("hidden_size and num_layers must be positive")
         self.mode = mode
@@ -36,15 +41,18 @@ class RNNBase(Module):
         self.proj_size = proj_size
         directions = 2 if bidirectional else 1
         gate_size = self._gates * hidden_size
+        width = proj_size if proj_size > 0 else hidden_size  # of h; c keeps hidden_size
         self._flat_weights_names = []
         for layer in range(num_layers):
             for direction in range(directions):
-                layer_input = input_size if layer == 0 else hidden_size * directions
+                layer_input = input_size if layer == 0 else width * directions
                 suffix = "_reverse" if direction == 1 else ""
                 shapes = [("weight_ih", (gate_size, layer_input)),
-                          ("weight_hh", (gate_size, hidden_size))]
+                          ("weight_hh", (gate_size, width))]
                 if bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes += [("weight_hr", (proj_size, hidden_size))]
                 for kind, shape in shapes:
                     name = f"{kind}_l{layer}{suffix}"
                     setattr(self, name, Parameter(_C.empty(shape, device=device, dtype=dtype)))
@@ -57,7 +65,7 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size > 0 else 0)
         w = self._flat_weights
         return [w[i:i + per] for i in range(0, len(w), per)]
 
@@ -85,8 +93,9 @@ class RNNBase(Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
-    def _state_shape(self, batch):
-        return (self.num_layers * (2 if self.bidirectional else 1), batch, self.hidden_size)
+    def _state_shape(self, batch, cell=False):
+        width = self.proj_size if self.proj_size > 0 and not cell else self.hidden_size
+        return (self.num_layers * (2 if self.bidirectional else 1), batch, width)
 
     def _check_state(self, state, expected, which):
         if state is not None and tuple(state.shape) != tuple(expected):
@@ -97,12 +106,12 @@ class RNNBase(Module):
         """(output, h_n, c_n) for a padded or packed input; states in the caller's layout."""
         name = type(self).__name__
         args = (self._flat_weights, self.hidden_size, self.num_layers, self.bias, self.dropout,
-                self.bidirectional, self.training)
+                self.bidirectional, self.training, self.proj_size)
         if isinstance(input, PackedSequence):
             batch = int(input.batch_sizes[0])
-            for state, which in ((hx, "hidden[0]" if cx is not None else "hidden"),
-                                 (cx, "hidden[1]")):
-                self._check_state(state, self._state_shape(batch), which)
+            for state, which, cell in ((hx, "hidden[0]" if cx is not None else "hidden", False),
+                                       (cx, "hidden[1]", True)):
+                self._check_state(state, self._state_shape(batch, cell), which)
             data, h_n, c_n = _nn.rnn_packed(self.mode, input.data, input.batch_sizes,
                                             input.sorted_indices, input.unsorted_indices, hx, cx,
                                             *args)
@@ -127,13 +136,14 @@ class RNNBase(Module):
                 hx = hx.unsqueeze(1)
             cx = cx.unsqueeze(1) if cx is not None else None
         expected = self._state_shape(x.shape[1])
+        expected_cell = self._state_shape(x.shape[1], cell=True)
         lstm = self.mode == "LSTM"
         if hx is None:
             hx = _C.zeros(expected, dtype=x.dtype, device=x.device)
         if lstm and cx is None:
-            cx = _C.zeros(expected, dtype=x.dtype, device=x.device)
+            cx = _C.zeros(expected_cell, dtype=x.dtype, device=x.device)
         self._check_state(hx, expected, "hidden[0]" if lstm else "hidden")
-        self._check_state(cx, expected, "hidden[1]")
+        self._check_state(cx, expected_cell, "hidden[1]")
         out, h_n, c_n = _nn.rnn(self.mode, x, hx, cx, *args)
         if not batched:
             return out.squeeze(1), h_n.squeeze(1), None if c_n is None else c_n.squeeze(1)
