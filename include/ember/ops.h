@@ -356,6 +356,119 @@ EMBER_API Tensor unflatten(const Tensor& a, int64_t dim, IntArrayRef sizes);
 // Views of consecutive pieces of dim `dim`, of the given lengths (they must sum to its size).
 EMBER_API std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef split_sizes,
                                                int64_t dim = 0);
+// ---- rearranging (src/ops/rearrange.cpp) ----
+// Elements shifted by shifts[i] places along dims[i], wrapping round; with no dims, along the
+// flattened tensor (shifts then has one value).
+EMBER_API Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims = {});
+// Rotated by 90 degrees k times (negative k: the other way) in the plane of dims, from the
+// first dim towards the second.
+EMBER_API Tensor rot90(const Tensor& self, int64_t k = 1, IntArrayRef dims = {0, 1});
+// flip along dim 1 (left-right; at least 2-D) and dim 0 (up-down; at least 1-D).
+EMBER_API Tensor fliplr(const Tensor& self);
+EMBER_API Tensor flipud(const Tensor& self);
+// NumPy's names of transpose.
+EMBER_API Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1);
+EMBER_API Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1);
+// ---- broadcasting and repeating (src/ops/broadcasting.cpp, src/ops/repeat_ops.cpp) ----
+// self expanded (a view) to `size`, by the broadcasting rules (-1 keeps a size).
+EMBER_API Tensor broadcast_to(const Tensor& self, IntArrayRef size);
+// Each tensor expanded to the broadcast shape of them all.
+EMBER_API std::vector<Tensor> broadcast_tensors(TensorList tensors);
+// Coordinate grids of 1-D (or 0-dim) tensors: indexing "ij" (the default; result dim i follows
+// tensors[i]) or "xy" (the first two dims swapped, as NumPy's default).
+EMBER_API std::vector<Tensor> meshgrid(TensorList tensors);
+EMBER_API std::vector<Tensor> meshgrid(TensorList tensors, std::string_view indexing);
+// repeat() with NumPy's rules: dims shorter than self.dim() are padded with leading 1s.
+EMBER_API Tensor tile(const Tensor& self, IntArrayRef dims);
+// Each element (with dim: each slice along dim; without: of the flattened tensor) repeated
+// repeats[i] times. The one-argument form repeats the indices 0..n-1 (int64) repeats[i] times.
+EMBER_API Tensor repeat_interleave(const Tensor& repeats,
+                                   std::optional<int64_t> output_size = std::nullopt);
+EMBER_API Tensor repeat_interleave(const Tensor& self, const Tensor& repeats,
+                                   std::optional<int64_t> dim = std::nullopt,
+                                   std::optional<int64_t> output_size = std::nullopt);
+EMBER_API Tensor repeat_interleave(const Tensor& self, int64_t repeats,
+                                   std::optional<int64_t> dim = std::nullopt,
+                                   std::optional<int64_t> output_size = std::nullopt);
+// ---- splitting and stacking (src/ops/split_stack.cpp) ----
+// Views of self split along dim into `sections` near-equal pieces (the first size % sections one
+// longer), or at the given indices, or by a 0-dim (sections) or 1-D (indices) int64 tensor.
+EMBER_API std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim = 0);
+EMBER_API std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices,
+                                           int64_t dim = 0);
+EMBER_API std::vector<Tensor> tensor_split(const Tensor& self,
+                                           const Tensor& tensor_indices_or_sections,
+                                           int64_t dim = 0);
+// tensor_split along dim 1 (dim 0 for 1-D), 0 and 2; sections must divide the size evenly.
+EMBER_API std::vector<Tensor> hsplit(const Tensor& self, int64_t sections);
+EMBER_API std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices);
+EMBER_API std::vector<Tensor> vsplit(const Tensor& self, int64_t sections);
+EMBER_API std::vector<Tensor> vsplit(const Tensor& self, IntArrayRef indices);
+EMBER_API std::vector<Tensor> dsplit(const Tensor& self, int64_t sections);
+EMBER_API std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices);
+// cat along dim 1 (dim 0 for 1-D), along dim 0 of at least 2-D tensors, along dim 2 of at least
+// 3-D tensors; column_stack makes 0-dim and 1-D tensors columns first.
+EMBER_API Tensor hstack(TensorList tensors);
+EMBER_API Tensor vstack(TensorList tensors);
+EMBER_API Tensor dstack(TensorList tensors);
+EMBER_API Tensor column_stack(TensorList tensors);
+// ---- selecting and writing by index (src/ops/select_by_index.cpp, scatter.cpp,
+// index_fill_put.cpp) ---- The elements of self where the bool mask (broadcast with self) is true,
+// as a 1-D tensor.
+EMBER_API Tensor masked_select(const Tensor& self, const Tensor& mask);
+// self read as 1-D at the int64 indices (negative count from the end); the result has index's
+// shape.
+EMBER_API Tensor take(const Tensor& self, const Tensor& index);
+// gather along dim with indices broadcast against self; no dim: over the flattened tensor.
+EMBER_API Tensor take_along_dim(const Tensor& self, const Tensor& indices,
+                                std::optional<int64_t> dim = std::nullopt);
+// The number of nonzero elements (int64) over dims (all dims when none are given).
+EMBER_API Tensor count_nonzero(const Tensor& self, IntArrayRef dim);
+EMBER_API Tensor count_nonzero(const Tensor& self, std::optional<int64_t> dim = std::nullopt);
+// self with src's elements (or `value`) written at index along dim: out[i][index[i][j]] = src[i][j]
+// for dim 1. reduce "add" or "multiply" combines them with self's instead.
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                         std::string_view reduce);
+EMBER_API Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                         std::string_view reduce);
+// src's elements reduced into self's at index along dim: reduce "sum", "prod", "mean", "amax" or
+// "amin"; include_self false leaves self's old values out wherever something is scattered.
+EMBER_API Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index,
+                                const Tensor& src, std::string_view reduce,
+                                bool include_self = true);
+// self with the slices at `index` (1-D int64) along dim set to value (a Scalar or 0-dim tensor).
+EMBER_API Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Scalar& value);
+EMBER_API Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index,
+                            const Tensor& value);
+// self[indices] = values (or += with accumulate) on a copy of self (Tensor::index_put_ writes
+// self).
+EMBER_API Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                           const Tensor& values, bool accumulate = false);
+// ---- products and combinations (src/ops/products.cpp, src/ops/combinatorics.cpp) ----
+// The Kronecker product (self's dims and other's padded with leading 1s to one rank).
+EMBER_API Tensor kron(const Tensor& self, const Tensor& other);
+// The sum of products over self's dims_self paired with other's dims_other; the result has
+// self's other dims, then other's.
+EMBER_API Tensor tensordot(const Tensor& self, const Tensor& other, IntArrayRef dims_self,
+                           IntArrayRef dims_other);
+// The cross product of 3-vectors along dim (broadcasting the other dims); with no dim, the first
+// dim of size 3 (PyTorch 1.13's deprecated default).
+EMBER_API Tensor cross(const Tensor& self, const Tensor& other,
+                       std::optional<int64_t> dim = std::nullopt);
+// Every combination of one element of each 1-D tensor, as rows [n1 * n2 * ..., len(tensors)].
+EMBER_API Tensor cartesian_prod(TensorList tensors);
+// The r-element combinations of a 1-D tensor's elements, in order, as rows (itertools'
+// combinations, or combinations_with_replacement).
+EMBER_API Tensor combinations(const Tensor& self, int64_t r = 2, bool with_replacement = false);
+// [2, n]: the (row, column) coordinates of the lower (upper) triangle of a row x col matrix with
+// the given diagonal offset, in row-major order.
+EMBER_API Tensor tril_indices(int64_t row, int64_t col, int64_t offset = 0,
+                              const TensorOptions& options = kLong);
+EMBER_API Tensor triu_indices(int64_t row, int64_t col, int64_t offset = 0,
+                              const TensorOptions& options = kLong);
 // ---- parts of matrices (src/ops/matrix_parts.cpp): over the last two dims ----
 // The lower (tril) or upper (triu) triangle: elements with column - row <= diagonal (tril) or
 // >= diagonal (triu) are kept, the others are zero.
@@ -363,6 +476,12 @@ EMBER_API Tensor tril(const Tensor& a, int64_t diagonal = 0);
 EMBER_API Tensor triu(const Tensor& a, int64_t diagonal = 0);
 // 1-D a: the square matrix with a on its diagonal `diagonal`; 2-D a: that diagonal, copied.
 EMBER_API Tensor diag(const Tensor& a, int64_t diagonal = 0);
+// Matrices with self's last dim on their diagonal `offset` in the plane of dims dim1 and dim2 of
+// the result (one dim larger than self).
+EMBER_API Tensor diag_embed(const Tensor& self, int64_t offset = 0, int64_t dim1 = -2,
+                            int64_t dim2 = -1);
+// The tensors (0-, 1- or 2-D) as the blocks down the diagonal of one matrix.
+EMBER_API Tensor block_diag(TensorList tensors);
 // The sum of a matrix's main diagonal (integers sum to int64, as sum does).
 EMBER_API Tensor trace(const Tensor& a);
 // int64 [n, a.dim()]: the coordinates of a's nonzero elements in row-major order.

@@ -189,6 +189,59 @@ class EMBER_API Tensor {
   Tensor diag(int64_t diagonal = 0) const;
   Tensor trace() const;
 
+  // Shape and indexing ops whose free functions ops.h declares (and says what they do).
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  Tensor fliplr() const;
+  Tensor flipud() const;
+  Tensor swapaxes(int64_t axis0, int64_t axis1) const;
+  Tensor swapdims(int64_t dim0, int64_t dim1) const;
+  Tensor broadcast_to(IntArrayRef size) const;
+  Tensor tile(IntArrayRef dims) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(IntArrayRef indices, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(const Tensor& tensor_indices_or_sections, int64_t dim = 0) const;
+  std::vector<Tensor> hsplit(int64_t sections) const;
+  std::vector<Tensor> hsplit(IntArrayRef indices) const;
+  std::vector<Tensor> vsplit(int64_t sections) const;
+  std::vector<Tensor> vsplit(IntArrayRef indices) const;
+  std::vector<Tensor> dsplit(int64_t sections) const;
+  std::vector<Tensor> dsplit(IntArrayRef indices) const;
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor take(const Tensor& index) const;
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor count_nonzero(IntArrayRef dim) const;
+  Tensor count_nonzero(std::optional<int64_t> dim = std::nullopt) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src,
+                 std::string_view reduce) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value,
+                 std::string_view reduce) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src,
+                   std::string_view reduce) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value,
+                   std::string_view reduce) const;
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
+                        std::string_view reduce, bool include_self = true) const;
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self = true) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value) const;
+  Tensor index_put(const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate = false) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor kron(const Tensor& other) const;
+  Tensor cross(const Tensor& other, std::optional<int64_t> dim = std::nullopt) const;
+
   // ---- indexing (ember/indexing.h): Python's x[...] as libtorch spells it ----
   // x.index({Slice(), 0}) is x[:, 0]; integers and slices give views, index tensors (int64, or
   // bool masks) copy, as in PyTorch.

@@ -1,6 +1,7 @@
 // Indexing: x[...] and x[...] = v (Python's subscripts: ints, bools, slices, None, Ellipsis,
 // tensors and lists of ints, turned into ember::indexing::TensorIndex as libtorch spells them),
-// and the indexing ops gather, scatter_add, index_add, index_copy, masked_fill, nonzero and
+// and the indexing ops gather, scatter, scatter_add, scatter_reduce, index_add, index_copy,
+// index_fill, index_put, take, take_along_dim, masked_select, masked_fill, nonzero and
 // argwhere as ember.f(input, ...) and Tensor.f(...), with Tensor.f_(...) where PyTorch has one.
 // Kernels run without the GIL.
 #include <string>
@@ -160,11 +161,102 @@ void def_index_ops(nb::module_& m, nb::class_<Tensor>& cls) {
       m, cls, "argwhere", [](T t) { return argwhere(t); }, RG());
 }
 
+using Indices = std::vector<std::optional<Tensor>>;
+
+// scatter(dim, index, src) and scatter(dim, index, value), each with reduce= "add" or "multiply";
+// scatter_reduce; their in-place forms.
+void def_scatter(nb::module_& m, nb::class_<Tensor>& cls) {
+  auto src_form = [](T t, int64_t dim, T index, T src, std::optional<std::string> reduce) {
+    return reduce ? scatter(t, dim, index, src, *reduce) : scatter(t, dim, index, src);
+  };
+  auto value_form = [](T t, int64_t dim, T index, S value, std::optional<std::string> reduce) {
+    return reduce ? scatter(t, dim, index, value, *reduce) : scatter(t, dim, index, value);
+  };
+  both(m, cls, "scatter", src_form, "dim"_a, "index"_a, "src"_a, nb::kw_only(),
+       "reduce"_a = nb::none(), RG());
+  both(m, cls, "scatter", value_form, "dim"_a, "index"_a, "value"_a, nb::kw_only(),
+       "reduce"_a = nb::none(), RG());
+  cls.def(
+         "scatter_",
+         [](nb::handle s, int64_t dim, T index, T src, std::optional<std::string> reduce) {
+           return inplace(s, [&](T t) {
+             reduce ? t.scatter_(dim, index, src, *reduce) : t.scatter_(dim, index, src);
+           });
+         },
+         "dim"_a, "index"_a, "src"_a, nb::kw_only(), "reduce"_a = nb::none())
+      .def(
+          "scatter_",
+          [](nb::handle s, int64_t dim, T index, S value, std::optional<std::string> reduce) {
+            return inplace(s, [&](T t) {
+              reduce ? t.scatter_(dim, index, value, *reduce) : t.scatter_(dim, index, value);
+            });
+          },
+          "dim"_a, "index"_a, "value"_a, nb::kw_only(), "reduce"_a = nb::none());
+  both(
+      m, cls, "scatter_reduce",
+      [](T t, int64_t dim, T index, T src, const std::string& reduce, bool include_self) {
+        return scatter_reduce(t, dim, index, src, reduce, include_self);
+      },
+      "dim"_a, "index"_a, "src"_a, "reduce"_a, nb::kw_only(), "include_self"_a = true, RG());
+  cls.def(
+      "scatter_reduce_",
+      [](nb::handle s, int64_t dim, T index, T src, const std::string& reduce, bool include_self) {
+        return inplace(s, [&](T t) { t.scatter_reduce_(dim, index, src, reduce, include_self); });
+      },
+      "dim"_a, "index"_a, "src"_a, "reduce"_a, nb::kw_only(), "include_self"_a = true);
+}
+
+// index_fill, index_put, take, take_along_dim, masked_select.
+void def_index_reads_and_fills(nb::module_& m, nb::class_<Tensor>& cls) {
+  both(
+      m, cls, "index_fill",
+      [](T t, int64_t dim, T index, T value) { return index_fill(t, dim, index, value); }, "dim"_a,
+      "index"_a, "value"_a, RG());
+  both(
+      m, cls, "index_fill",
+      [](T t, int64_t dim, T index, S value) { return index_fill(t, dim, index, value); }, "dim"_a,
+      "index"_a, "value"_a, RG());
+  cls.def(
+         "index_fill_",
+         [](nb::handle s, int64_t dim, T index, T value) {
+           return inplace(s, [&](T t) { t.index_fill_(dim, index, value); });
+         },
+         "dim"_a, "index"_a, "value"_a)
+      .def(
+          "index_fill_",
+          [](nb::handle s, int64_t dim, T index, S value) {
+            return inplace(s, [&](T t) { t.index_fill_(dim, index, value); });
+          },
+          "dim"_a, "index"_a, "value"_a);
+  both(
+      m, cls, "index_put",
+      [](T t, const Indices& indices, T values, bool accumulate) {
+        return index_put(t, indices, values, accumulate);
+      },
+      "indices"_a, "values"_a, "accumulate"_a = false, RG());
+  cls.def(
+      "index_put_",
+      [](nb::handle s, const Indices& indices, T values, bool accumulate) {
+        return inplace(s, [&](T t) { t.index_put_(indices, values, accumulate); });
+      },
+      "indices"_a, "values"_a, "accumulate"_a = false);
+  both(
+      m, cls, "take", [](T t, T index) { return take(t, index); }, "index"_a, RG());
+  both(
+      m, cls, "take_along_dim",
+      [](T t, T indices, std::optional<int64_t> dim) { return take_along_dim(t, indices, dim); },
+      "indices"_a, "dim"_a = nb::none(), RG());
+  both(
+      m, cls, "masked_select", [](T t, T mask) { return masked_select(t, mask); }, "mask"_a, RG());
+}
+
 }  // namespace
 
 void init_ops_indexing(nb::module_& m, nb::class_<Tensor>& cls) {
   def_subscripts(cls);
   def_index_ops(m, cls);
+  def_scatter(m, cls);
+  def_index_reads_and_fills(m, cls);
 }
 
 }  // namespace ember::python

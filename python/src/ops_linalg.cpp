@@ -1,7 +1,7 @@
-// The matrix ops: products (matmul, mm, bmm, addmm, outer, einsum) and the triangles and
-// diagonals of a matrix (tril, triu, diag, trace). Each is ember.f(input, ...) and, where
-// PyTorch has it, Tensor.f(...), with Tensor.f_(...) where PyTorch has one; kernels run without
-// the GIL. a @ b is in ops_operators.cpp.
+// The matrix ops: products (matmul, mm, bmm, addmm, outer, einsum, kron, tensordot, cross) and
+// the triangles and diagonals of a matrix (tril, triu, diag, trace, tril_indices, triu_indices).
+// Each is ember.f(input, ...) and, where PyTorch has it, Tensor.f(...), with Tensor.f_(...) where
+// PyTorch has one; kernels run without the GIL. a @ b is in ops_operators.cpp.
 #include "common.h"
 
 namespace ember::python {
@@ -64,9 +64,71 @@ void def_triangles_and_diagonals(nb::module_& m, nb::class_<Tensor>& cls) {
 
 }  // namespace
 
+// kron, tensordot (dims: an int n, the last n dims of a with the first n of b; or two lists;
+// or a tensor of either), cross, and the triangles' coordinates tril_indices/triu_indices.
+void def_tensor_products(nb::module_& m, nb::class_<Tensor>& cls) {
+  both(
+      m, cls, "kron", [](T a, T b) { return kron(a, b); }, "other"_a, RG());
+  m.def(
+      "tensordot",
+      [](T a, T b, nb::handle dims) {
+        nb::object d = nb::borrow(dims);
+        if (nb::isinstance<Tensor>(dims)) {
+          const Tensor& t = nb::cast<const Tensor&>(dims);
+          d = t.numel() == 1 ? nb::cast(t.item<int64_t>())
+                             : nb::cast(t.to(Device(kCPU)).to(kLong).to_vector<int64_t>());
+          if (t.dim() == 2) {
+            const std::vector<int64_t> v = t.to(Device(kCPU)).to(kLong).to_vector<int64_t>();
+            const size_t half = v.size() / 2;
+            d = nb::make_tuple(std::vector<int64_t>(v.begin(), v.begin() + half),
+                               std::vector<int64_t>(v.begin() + half, v.end()));
+          }
+        }
+        std::vector<int64_t> da, db;
+        if (PyLong_Check(d.ptr())) {
+          const int64_t n = nb::cast<int64_t>(d);
+          EMBER_CHECK(n >= 0, ValueError, "tensordot expects dims >= 0, but got dims=", n);
+          EMBER_CHECK(n <= a.dim() && n <= b.dim(), ValueError,
+                      "tensordot expects dims < ndim_a or ndim_b, but got dims=", n);
+          for (int64_t i = 0; i < n; ++i) {
+            da.push_back(a.dim() - n + i);
+            db.push_back(i);
+          }
+        } else {
+          const nb::sequence pair = nb::borrow<nb::sequence>(d);
+          EMBER_CHECK(nb::len(pair) == 2, ValueError,
+                      "tensordot expects dims to be a pair of lists of dims (got ", nb::len(pair),
+                      " entries)");
+          da = int_list(pair[0], "dims");
+          db = int_list(pair[1], "dims");
+        }
+        nb::gil_scoped_release release;
+        return tensordot(a, b, da, db);
+      },
+      "a"_a, "b"_a, "dims"_a = 2);
+  both(
+      m, cls, "cross", [](T a, T b, std::optional<int64_t> dim) { return cross(a, b, dim); },
+      "other"_a, "dim"_a = nb::none(), RG());
+  // dtype defaults to int64 (ember.long), not the default float dtype.
+  for (auto [name, f] :
+       {std::pair{"tril_indices", &tril_indices}, {"triu_indices", &triu_indices}}) {
+    m.def(
+        name,
+        [f](int64_t row, int64_t col, int64_t offset, nb::handle dtype, nb::handle device) {
+          TensorOptions o = options_from(dtype, device, false);
+          if (dtype.is_none()) o = o.dtype(kLong);
+          nb::gil_scoped_release release;
+          return f(row, col, offset, o);
+        },
+        "row"_a, "col"_a, "offset"_a = 0, nb::kw_only(), "dtype"_a = nb::none(),
+        "device"_a = nb::none());
+  }
+}
+
 void init_ops_linalg(nb::module_& m, nb::class_<Tensor>& cls) {
   def_products(m, cls);
   def_triangles_and_diagonals(m, cls);
+  def_tensor_products(m, cls);
 }
 
 }  // namespace ember::python

@@ -196,6 +196,19 @@ void def_statistics(nb::module_& m, nb::class_<Tensor>& cls) {
   };
   both(m, cls, "amax", extreme(true), "dim"_a = nb::tuple(), "keepdim"_a = false);
   both(m, cls, "amin", extreme(false), "dim"_a = nb::tuple(), "keepdim"_a = false);
+  // dim None: every element; an int or a tuple of ints.
+  both(
+      m, cls, "count_nonzero",
+      [](T t, nb::handle dim) {
+        if (dim.is_none()) {
+          nb::gil_scoped_release release;
+          return count_nonzero(t);
+        }
+        const std::vector<int64_t> dims = int_list(dim, "dim");
+        nb::gil_scoped_release release;
+        return count_nonzero(t, IntArrayRef(dims));
+      },
+      "dim"_a = nb::none());
   both(
       m, cls, "logsumexp",
       [](T t, nb::handle dim, bool keepdim) {

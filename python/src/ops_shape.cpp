@@ -1,6 +1,9 @@
 // The shape ops: views (view, reshape, permute, expand and their _as forms, t and .T, transpose,
 // unsqueeze, squeeze, flatten, unflatten, narrow, select, movedim, diagonal), joins (cat, stack),
-// splits (split, split_with_sizes, chunk, unbind), repeat and flip. Each is ember.f(input, ...)
+// splits (split, split_with_sizes, chunk, unbind), repeat and flip; roll, rot90, fliplr, flipud,
+// swapaxes, swapdims, broadcast_to, broadcast_tensors, meshgrid, tile, repeat_interleave,
+// tensor_split, hsplit/vsplit/dsplit, hstack/vstack/dstack/column_stack, diag_embed, block_diag,
+// cartesian_prod and combinations. Each is ember.f(input, ...)
 // and, where PyTorch has it, Tensor.f(...), with PyTorch's keywords and its sizes given as
 // f(2, 3) or f((2, 3)) where PyTorch takes both. Kernels run without the GIL; several tensors
 // come back as a tuple, as PyTorch returns them.
@@ -170,12 +173,188 @@ void def_repeat_and_flip(nb::module_& m, nb::class_<Tensor>& cls) {
   m.def("flip", [flip_dims](T t, nb::args dims) { return flip_dims(t, dims); });
 }
 
+// f(a, b, c) or f([a, b, c]): the tensors of a variadic op (PyTorch takes both).
+std::vector<Tensor> tensors_of(const nb::args& args) {
+  if (args.size() == 1 && !nb::isinstance<Tensor>(args[0])) {
+    return nb::cast<std::vector<Tensor>>(args[0]);
+  }
+  return nb::cast<std::vector<Tensor>>(args);
+}
+
+void def_rearranging(nb::module_& m, nb::class_<Tensor>& cls) {
+  // roll(1), roll((1, 2), (0, 1)); dims None: along the flattened tensor.
+  both(
+      m, cls, "roll",
+      [](T t, nb::handle shifts, nb::handle dims) {
+        const std::vector<int64_t> s = int_list(shifts, "shifts");
+        const std::vector<int64_t> d =
+            dims.is_none() ? std::vector<int64_t>{} : int_list(dims, "dims");
+        nb::gil_scoped_release release;
+        return roll(t, s, d);
+      },
+      "shifts"_a, "dims"_a = nb::none());
+  both(
+      m, cls, "rot90",
+      [](T t, int64_t k, nb::handle dims) {
+        const std::vector<int64_t> d = int_list(dims, "dims");
+        nb::gil_scoped_release release;
+        return rot90(t, k, d);
+      },
+      "k"_a = 1, "dims"_a = nb::make_tuple(0, 1));
+  both(
+      m, cls, "fliplr", [](T t) { return fliplr(t); }, RG());
+  both(
+      m, cls, "flipud", [](T t) { return flipud(t); }, RG());
+  both(
+      m, cls, "swapaxes", [](T t, int64_t a0, int64_t a1) { return swapaxes(t, a0, a1); },
+      "axis0"_a, "axis1"_a, RG());
+  both(
+      m, cls, "swapdims", [](T t, int64_t d0, int64_t d1) { return swapdims(t, d0, d1); }, "dim0"_a,
+      "dim1"_a, RG());
+}
+
+void def_broadcasting_and_repeating(nb::module_& m, nb::class_<Tensor>& cls) {
+  both(
+      m, cls, "broadcast_to",
+      [](T t, nb::handle size) {
+        const std::vector<int64_t> s = int_list(size, "size");
+        nb::gil_scoped_release release;
+        return broadcast_to(t, s);
+      },
+      "size"_a);
+  m.def("broadcast_tensors", [](nb::args tensors) {
+    const std::vector<Tensor> ts = tensors_of(tensors);
+    return tensors_without_gil([&] { return broadcast_tensors(ts); });
+  });
+  // indexing None is "ij" (PyTorch 1.13 warns that this default will change).
+  m.def(
+      "meshgrid",
+      [](nb::args tensors, std::optional<std::string> indexing) {
+        const std::vector<Tensor> ts = tensors_of(tensors);
+        const std::string how = indexing.value_or("ij");
+        return tensors_without_gil([&] { return meshgrid(ts, how); });
+      },
+      "tensors"_a, "indexing"_a = nb::none());
+  // tile((2, 3)), x.tile(2, 3)
+  m.def(
+      "tile",
+      [](T t, nb::handle dims) {
+        const std::vector<int64_t> d = int_list(dims, "dims");
+        nb::gil_scoped_release release;
+        return tile(t, d);
+      },
+      "input"_a, "dims"_a);
+  cls.def("tile", [](T t, nb::args dims) {
+    const std::vector<int64_t> d = sizes_from_args(dims, "tile");
+    nb::gil_scoped_release release;
+    return t.tile(d);
+  });
+  // repeats: an int or a tensor; ember.repeat_interleave(repeats) repeats the indices.
+  auto repeat_interleave_fn = [](T t, nb::handle repeats, std::optional<int64_t> dim,
+                                 std::optional<int64_t> output_size) {
+    if (nb::isinstance<Tensor>(repeats)) {
+      const Tensor& r = nb::cast<const Tensor&>(repeats);
+      nb::gil_scoped_release release;
+      return repeat_interleave(t, r, dim, output_size);
+    }
+    const int64_t r = nb::cast<int64_t>(repeats);
+    nb::gil_scoped_release release;
+    return repeat_interleave(t, r, dim, output_size);
+  };
+  cls.def("repeat_interleave", repeat_interleave_fn, "repeats"_a, "dim"_a = nb::none(),
+          nb::kw_only(), "output_size"_a = nb::none());
+  m.def(
+      "repeat_interleave",
+      [repeat_interleave_fn](T t, nb::handle repeats, std::optional<int64_t> dim,
+                             std::optional<int64_t> output_size) {
+        if (repeats.is_none()) {
+          nb::gil_scoped_release release;
+          return repeat_interleave(t, output_size);
+        }
+        return repeat_interleave_fn(t, repeats, dim, output_size);
+      },
+      "input"_a, "repeats"_a = nb::none(), "dim"_a = nb::none(), nb::kw_only(),
+      "output_size"_a = nb::none());
+}
+
+void def_splitting_and_stacking(nb::module_& m, nb::class_<Tensor>& cls) {
+  // indices_or_sections: an int (sections), a sequence of ints (indices) or an int64 tensor.
+  both(
+      m, cls, "tensor_split",
+      [](T t, nb::handle indices_or_sections, int64_t dim) {
+        if (nb::isinstance<Tensor>(indices_or_sections)) {
+          const Tensor& s = nb::cast<const Tensor&>(indices_or_sections);
+          return tensors_without_gil([&] { return tensor_split(t, s, dim); });
+        }
+        if (PyLong_Check(indices_or_sections.ptr())) {
+          const int64_t n = nb::cast<int64_t>(indices_or_sections);
+          return tensors_without_gil([&] { return tensor_split(t, n, dim); });
+        }
+        const std::vector<int64_t> idx = int_list(indices_or_sections, "indices");
+        return tensors_without_gil([&] { return tensor_split(t, IntArrayRef(idx), dim); });
+      },
+      "indices_or_sections"_a, "dim"_a = 0);
+  using Split = std::vector<Tensor> (*)(const Tensor&, int64_t);
+  using SplitAt = std::vector<Tensor> (*)(const Tensor&, IntArrayRef);
+  auto fixed_split = [&](const char* name, Split by_sections, SplitAt at_indices) {
+    both(
+        m, cls, name,
+        [by_sections, at_indices, name](T t, nb::handle indices_or_sections) {
+          if (PyLong_Check(indices_or_sections.ptr())) {
+            const int64_t n = nb::cast<int64_t>(indices_or_sections);
+            return tensors_without_gil([&] { return by_sections(t, n); });
+          }
+          const std::vector<int64_t> idx = int_list(indices_or_sections, name);
+          return tensors_without_gil([&] { return at_indices(t, idx); });
+        },
+        "indices_or_sections"_a);
+  };
+  fixed_split("hsplit", &hsplit, &hsplit);
+  fixed_split("vsplit", &vsplit, &vsplit);
+  fixed_split("dsplit", &dsplit, &dsplit);
+  using Join = Tensor (*)(TensorList);
+  for (auto [name, join] : {std::pair<const char*, Join>{"hstack", &hstack},
+                            {"vstack", &vstack},
+                            {"dstack", &dstack},
+                            {"column_stack", &column_stack}}) {
+    m.def(
+        name, [join](std::vector<Tensor> ts) { return join(ts); }, "tensors"_a, RG());
+  }
+}
+
+void def_matrices_and_combinations(nb::module_& m, nb::class_<Tensor>& cls) {
+  both(
+      m, cls, "diag_embed",
+      [](T t, int64_t offset, int64_t dim1, int64_t dim2) {
+        return diag_embed(t, offset, dim1, dim2);
+      },
+      "offset"_a = 0, "dim1"_a = -2, "dim2"_a = -1, RG());
+  m.def("block_diag", [](nb::args tensors) {
+    const std::vector<Tensor> ts = tensors_of(tensors);
+    nb::gil_scoped_release release;
+    return block_diag(ts);
+  });
+  m.def("cartesian_prod", [](nb::args tensors) {
+    const std::vector<Tensor> ts = tensors_of(tensors);
+    nb::gil_scoped_release release;
+    return cartesian_prod(ts);
+  });
+  m.def(
+      "combinations",
+      [](T t, int64_t r, bool with_replacement) { return combinations(t, r, with_replacement); },
+      "input"_a, "r"_a = 2, "with_replacement"_a = false, RG());
+}
+
 }  // namespace
 
 void init_ops_shape(nb::module_& m, nb::class_<Tensor>& cls) {
   def_views(m, cls);
   def_joins_and_splits(m, cls);
   def_repeat_and_flip(m, cls);
+  def_rearranging(m, cls);
+  def_broadcasting_and_repeating(m, cls);
+  def_splitting_and_stacking(m, cls);
+  def_matrices_and_combinations(m, cls);
 }
 
 }  // namespace ember::python

@@ -9,7 +9,10 @@
 //   op_rows_elementwise.cpp  the ops of ember/op_table.h, generated from that table, plus the
 //                            irregular elementwise ops, the operators, casts and in-place forms
 //   op_rows_reductions.cpp   reductions, softmax, sorting, scans, matmul and einsum
-//   op_rows_shape.cpp        views, parts of matrices, indexing, joining
+//   op_rows_shape.cpp        views, parts of matrices, indexing, joining; rearranging,
+//                            splitting and stacking, combinations (more_shape_rows)
+//   op_rows_indexing.cpp     scatter, scatter_reduce, index_fill, index_put, take,
+//                            take_along_dim, masked_select
 //   op_rows_nn.cpp           convolution and pooling windows, nn layers, activations, losses
 //   op_rows_math.cpp         special functions, statistics, searches, vector products
 #include <gtest/gtest.h>
@@ -77,6 +80,8 @@ const std::vector<OpInfo>& all_ops();
 std::vector<OpInfo> elementwise_rows();
 std::vector<OpInfo> reduction_rows();
 std::vector<OpInfo> shape_rows();
+std::vector<OpInfo> more_shape_rows();
+std::vector<OpInfo> indexing_rows();
 std::vector<OpInfo> nn_rows();
 std::vector<OpInfo> math_rows();
 // The ops that op_rows_elementwise.cpp gives extras (domains, tolerances, ...) beyond

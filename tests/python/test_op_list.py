@@ -22,7 +22,7 @@ NOT_OPS = {
     # factories and conversions
     "arange", "as_tensor", "empty", "empty_like", "eye", "from_dlpack", "from_numpy", "full",
     "full_like", "linspace", "ones", "ones_like", "rand", "rand_like", "randint", "randn",
-    "randn_like", "randperm", "tensor", "zeros", "zeros_like",
+    "randn_like", "randperm", "tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
     # comparisons to a Python bool, queries
     "allclose", "equal", "is_floating_point", "is_tensor", "numel",
     # settings and state
