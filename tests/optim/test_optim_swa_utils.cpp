@@ -38,8 +38,11 @@ nn::Sequential make_model() {
 
 const char* kTorchModel =
     "def make():\n"
-    "    return torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.BatchNorm1d(6), "
-    "torch.nn.ReLU(), torch.nn.Linear(6, 3)).double()\n";
+    "    m = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.BatchNorm1d(6), "
+    "torch.nn.ReLU(), torch.nn.Linear(6, 3)).double()\n"
+    // libtorch's C++ to(kFloat64), which make_model() mirrors, converts the batch counter too.
+    "    m[1].num_batches_tracked = m[1].num_batches_tracked.double()\n"
+    "    return m\n";
 
 // Python's name for a state entry passed to the oracle.
 std::string key(int k, const std::string& name) {
