@@ -69,7 +69,7 @@ TEST(AdaptiveLogSoftmaxWithLoss, MatchesTorchOnEveryDevice) {
 }
 
 TEST(AdaptiveLogSoftmaxWithLoss, NamesPrintingAndErrors) {
-  nn::AdaptiveLogSoftmaxWithLoss m(8, 10, {3, 6});
+  nn::AdaptiveLogSoftmaxWithLoss m(nn::AdaptiveLogSoftmaxWithLossOptions(8, 10, {3, 6}));
   std::vector<std::string> keys;
   for (const auto& p : m->named_parameters()) keys.push_back(p.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"head.weight", "tail.0.0.weight", "tail.0.1.weight",
@@ -82,7 +82,7 @@ TEST(AdaptiveLogSoftmaxWithLoss, NamesPrintingAndErrors) {
   EXPECT_NE(os.str().find("ember::nn::AdaptiveLogSoftmaxWithLoss"), std::string::npos);
   auto message = [](auto f) { return error_of<ValueError>(f); };
   EXPECT_NE(message([] {
-              nn::AdaptiveLogSoftmaxWithLoss(8, 10, {3, 3});
+              nn::AdaptiveLogSoftmaxWithLoss(nn::AdaptiveLogSoftmaxWithLossOptions(8, 10, {3, 3}));
             }).find("cutoffs should be a sequence of unique, positive integers"),
             std::string::npos);
   EXPECT_NE(message([&] {
