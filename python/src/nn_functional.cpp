@@ -147,6 +147,47 @@ void def_pools(nb::module_& m) {
         return values_or_pair(r, return_indices);
       },
       "input"_a, "output_size"_a, "return_indices"_a = false);
+  // fractional_max_pool2d/3d: (output, indices) always; F picks what to return.
+  auto fractional = [](auto tag, T x, nb::handle kernel, nb::handle output_size,
+                       nb::handle output_ratio, std::optional<Tensor> samples) {
+    constexpr size_t D = decltype(tag)::value;
+    nn::FractionalMaxPoolOptions<D> o(sizes_arg<D>(kernel, "kernel_size"));
+    if (!output_size.is_none()) o.output_size(sizes_arg<D>(output_size, "output_size"));
+    if (!output_ratio.is_none()) {
+      std::vector<double> r;
+      if (PySequence_Check(output_ratio.ptr())) {
+        for (nb::handle v : nb::borrow<nb::sequence>(output_ratio))
+          r.push_back(nb::cast<double>(v));
+      } else {
+        r.assign(D, nb::cast<double>(output_ratio));
+      }
+      EMBER_CHECK(r.size() == D, ValueError, "output_ratio must be a float or ", D, " floats");
+      o.output_ratio(ExpandingArray<D, double>(r));
+    }
+    if (samples) o._random_samples(*samples);
+    nb::gil_scoped_release release;
+    if constexpr (D == 2) {
+      return nn::functional::fractional_max_pool2d_with_indices(x, o);
+    } else {
+      return nn::functional::fractional_max_pool3d_with_indices(x, o);
+    }
+  };
+  m.def(
+      "fractional_max_pool2d",
+      [fractional](T x, nb::handle k, nb::handle size, nb::handle ratio,
+                   std::optional<Tensor> samples) {
+        return fractional(std::integral_constant<size_t, 2>(), x, k, size, ratio, samples);
+      },
+      "input"_a, "kernel_size"_a, "output_size"_a = nb::none(), "output_ratio"_a = nb::none(),
+      "_random_samples"_a = nb::none());
+  m.def(
+      "fractional_max_pool3d",
+      [fractional](T x, nb::handle k, nb::handle size, nb::handle ratio,
+                   std::optional<Tensor> samples) {
+        return fractional(std::integral_constant<size_t, 3>(), x, k, size, ratio, samples);
+      },
+      "input"_a, "kernel_size"_a, "output_size"_a = nb::none(), "output_ratio"_a = nb::none(),
+      "_random_samples"_a = nb::none());
   m.def(
       "max_pool3d",
       [](T x, nb::handle kernel, nb::handle stride, nb::handle padding, nb::handle dilation,

@@ -167,6 +167,20 @@ inline std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(
   return ember::adaptive_max_pool1d(input, options.output_size());
 }
 
+// Fractional max pooling: the output and the flat position of each maximum in its plane.
+EMBER_API std::tuple<Tensor, Tensor> fractional_max_pool2d_with_indices(
+    const Tensor& input, const FractionalMaxPool2dFuncOptions& options);
+EMBER_API std::tuple<Tensor, Tensor> fractional_max_pool3d_with_indices(
+    const Tensor& input, const FractionalMaxPool3dFuncOptions& options);
+inline Tensor fractional_max_pool2d(const Tensor& input,
+                                    const FractionalMaxPool2dFuncOptions& options) {
+  return std::get<0>(fractional_max_pool2d_with_indices(input, options));
+}
+inline Tensor fractional_max_pool3d(const Tensor& input,
+                                    const FractionalMaxPool3dFuncOptions& options) {
+  return std::get<0>(fractional_max_pool3d_with_indices(input, options));
+}
+
 inline Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& options) {
   return ember::max_pool3d(input, options.kernel_size(), options.stride(), options.padding(),
                            options.dilation(), options.ceil_mode());

@@ -721,3 +721,37 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training,
         key_padding_mask, need_weights, attn_mask, use_separate_proj_weight, q_proj_weight,
         k_proj_weight, v_proj_weight, static_k, static_v, average_attn_weights)
+
+
+def _fractional(pool, n, input, kernel_size, output_size, output_ratio, return_indices,
+                _random_samples):
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"fractional_max_pool{n}d requires specifying either an output_size or "
+                         "an output_ratio")
+    out, indices = pool(input, kernel_size, output_size, output_ratio, _random_samples)
+    return (out, indices) if return_indices else out
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Max pooling over pseudo-random windows (Graham's fractional max pooling)."""
+    return _fractional(_nn.fractional_max_pool2d, 2, input, kernel_size, output_size,
+                       output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    return _fractional(_nn.fractional_max_pool3d, 3, input, kernel_size, output_size,
+                       output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)

@@ -220,4 +220,32 @@ extern template class MaxUnpoolImpl<1, MaxUnpool1dImpl>;
 extern template class MaxUnpoolImpl<2, MaxUnpool2dImpl>;
 extern template class MaxUnpoolImpl<3, MaxUnpool3dImpl>;
 
+class EMBER_API FractionalMaxPool2dImpl : public Cloneable<FractionalMaxPool2dImpl> {
+ public:
+  explicit FractionalMaxPool2dImpl(ExpandingArray<2> kernel_size)
+      : FractionalMaxPool2dImpl(FractionalMaxPool2dOptions(kernel_size)) {}
+  explicit FractionalMaxPool2dImpl(FractionalMaxPool2dOptions options_);
+  void reset() override;
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  FractionalMaxPool2dOptions options;
+  Tensor _random_samples;  // a buffer when the options fix the samples
+};
+EMBER_MODULE(FractionalMaxPool2d);
+
+class EMBER_API FractionalMaxPool3dImpl : public Cloneable<FractionalMaxPool3dImpl> {
+ public:
+  explicit FractionalMaxPool3dImpl(ExpandingArray<3> kernel_size)
+      : FractionalMaxPool3dImpl(FractionalMaxPool3dOptions(kernel_size)) {}
+  explicit FractionalMaxPool3dImpl(FractionalMaxPool3dOptions options_);
+  void reset() override;
+  Tensor forward(const Tensor& input);
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  void pretty_print(std::ostream& stream) const override;
+  FractionalMaxPool3dOptions options;
+  Tensor _random_samples;
+};
+EMBER_MODULE(FractionalMaxPool3d);
+
 }  // namespace ember::nn

@@ -7,6 +7,7 @@
 
 #include "ember/nn/arg.h"
 #include "ember/nn/expanding_array.h"
+#include "ember/tensor.h"
 
 namespace ember::nn {
 
@@ -88,7 +89,25 @@ struct LPPoolOptions {
 using LPPool1dOptions = LPPoolOptions<1>;
 using LPPool2dOptions = LPPoolOptions<2>;
 
+// Fractional max pooling (Graham, 2014): windows of kernel_size at pseudo-random starts that
+// give output_size (or input size * output_ratio); _random_samples [N, C, D] in [0, 1) fixes the
+// starts (drawn from the default generator when undefined).
+template <size_t D>
+struct FractionalMaxPoolOptions {
+  FractionalMaxPoolOptions(ExpandingArray<D> kernel_size)  // NOLINT: implicit as in libtorch
+      : kernel_size_(kernel_size) {}
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(std::optional<ExpandingArray<D>>, output_size) = std::nullopt;
+  using ExpandingArrayDouble = ExpandingArray<D, double>;
+  EMBER_ARG(std::optional<ExpandingArrayDouble>, output_ratio) = std::nullopt;
+  EMBER_ARG(Tensor, _random_samples) = Tensor();
+};
+using FractionalMaxPool2dOptions = FractionalMaxPoolOptions<2>;
+using FractionalMaxPool3dOptions = FractionalMaxPoolOptions<3>;
+
 namespace functional {
+using FractionalMaxPool2dFuncOptions = FractionalMaxPool2dOptions;
+using FractionalMaxPool3dFuncOptions = FractionalMaxPool3dOptions;
 using LPPool1dFuncOptions = LPPool1dOptions;
 using LPPool2dFuncOptions = LPPool2dOptions;
 using MaxPool1dFuncOptions = MaxPool1dOptions;

@@ -7,7 +7,8 @@ from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d,  # 
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d,  # noqa: F401
                       AvgPool3d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d,
                       AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, MaxUnpool1d,
-                      MaxUnpool2d, MaxUnpool3d, LPPool1d, LPPool2d)
+                      MaxUnpool2d, MaxUnpool3d, LPPool1d, LPPool2d,
+                      FractionalMaxPool2d, FractionalMaxPool3d)
 from .activation import (ReLU, LeakyReLU, ELU, Sigmoid, Tanh, SiLU, GELU, Softplus,  # noqa: F401
                          Softmax, LogSoftmax, Softmin, ReLU6, SELU, CELU, Mish, Hardswish,
                          Hardsigmoid, Threshold, Hardshrink, Softshrink, GLU, PReLU, Softsign,

@@ -182,3 +182,44 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
 class MaxUnpool3d(_MaxUnpoolNd):
     _dims = 3
+
+
+class _FractionalMaxPoolNd(Module):
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size = kernel_size
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = output_size
+        self.output_ratio = output_ratio
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             "ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if output_ratio is not None:
+            ratios = output_ratio if isinstance(output_ratio, (tuple, list)) else \
+                (output_ratio,) * self._dims
+            if not all(0 < r < 1 for r in ratios):
+                raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return self._pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                          self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _dims = 2
+    _pool = staticmethod(lambda *a, **k: _F().fractional_max_pool2d(*a, **k))
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _dims = 3
+    _pool = staticmethod(lambda *a, **k: _F().fractional_max_pool3d(*a, **k))
+
+
+def _F():
+    from .. import functional
+    return functional
