@@ -26,8 +26,8 @@ void check_pool_input(const Tensor& x, const char* op) {
 
 // The windows of one [H, W] plane (channels = 1), after PyTorch's checks of the arguments.
 Window pool_geometry(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> stride,
-                       ExpandingArray<2> pad, ExpandingArray<2> dilation, bool ceil_mode,
-                       const char* op) {
+                     ExpandingArray<2> pad, ExpandingArray<2> dilation, bool ceil_mode,
+                     const char* op) {
   check_pool_input(x, op);
   for (int i = 0; i < 2; ++i) {
     EMBER_CHECK(k[i] > 0 && stride[i] > 0 && dilation[i] > 0, ValueError, op,
@@ -39,7 +39,7 @@ Window pool_geometry(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> str
   }
   const int64_t H = x.size(-2), W = x.size(-1);
   Window g{1,      H,      W,           k[0],        k[1], stride[0], stride[1],
-             pad[0], pad[1], dilation[0], dilation[1], 0,    0};
+           pad[0], pad[1], dilation[0], dilation[1], 0,    0};
   g.out_h = nn::detail::window_output_size(H, k[0], pad[0], 2 * pad[0], stride[0], dilation[0],
                                            ceil_mode);
   g.out_w = nn::detail::window_output_size(W, k[1], pad[1], 2 * pad[1], stride[1], dilation[1],
@@ -69,7 +69,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input,
                                                    ExpandingArray<2> padding,
                                                    ExpandingArray<2> dilation, bool ceil_mode) {
   const Window g = pool_geometry(input, kernel_size, stride.value_or(kernel_size), padding,
-                                   dilation, ceil_mode, "max_pool2d");
+                                 dilation, ceil_mode, "max_pool2d");
   auto [values, indices] = max_pool_planes(input.reshape({planes_of(input), g.height, g.width}), g);
   const DimVector shape = pooled_shape(input, g);
   return {values.reshape(shape), indices.reshape(shape)};
