@@ -27,8 +27,21 @@ def positive(input):
     return input
 
 
+# torch.conv1d, torch.pixel_shuffle, ...: PyTorch's top-level names of these functional ops.
+_FUNCTIONAL = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+               "conv_transpose3d", "pixel_shuffle", "pixel_unshuffle"]
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    """torch.group_norm: F.group_norm with ATen's trailing cudnn_enabled flag (ignored)."""
+    return _C._nn.group_norm(input, num_groups, weight, bias, eps)
+
+
 def _install():
-    functions = {"clamp_min": clamp_min, "clamp_max": clamp_max, "positive": positive}
+    functions = {"clamp_min": clamp_min, "clamp_max": clamp_max, "positive": positive,
+                 "group_norm": group_norm}
+    for name in _FUNCTIONAL:
+        functions[name] = getattr(_C._nn, name)
     for alias, name in _SAME.items():
         if hasattr(_C, name):
             functions[alias] = getattr(_C, name)
@@ -44,4 +57,5 @@ def _install():
 
 
 globals().update(_install())
-__all__ = ["clamp_min", "clamp_max", "positive"] + [a for a in _SAME if hasattr(_C, _SAME[a])]
+__all__ = (["clamp_min", "clamp_max", "positive", "group_norm"] + _FUNCTIONAL +
+           [a for a in _SAME if hasattr(_C, _SAME[a])])

@@ -1,5 +1,6 @@
 // The elementwise ops whose signature the op table (ops_elementwise_table.cpp) cannot say: add and
-// sub with alpha, clamp and its alias clip with optional bounds, where with a condition. Each is
+// sub with alpha, clamp and its alias clip with optional bounds, where with a condition, and the
+// three-operand lerp, addcmul and addcdiv. Each is
 // ember.f(input, ...) and Tensor.f(...), and Tensor.f_(...) where PyTorch has one; kernels run
 // without the GIL.
 #include "common.h"
@@ -94,9 +95,49 @@ void def_where(nb::module_& m, nb::class_<Tensor>& cls) {
           "condition"_a, "other"_a, RG());
 }
 
+// lerp, addcmul and addcdiv (three operands), and their in-place forms: the result written back
+// through copy_ (EMA updates call ema.lerp_(param, 1 - decay)).
+void def_ternary(nb::module_& m, nb::class_<Tensor>& cls) {
+  m.def(
+      "lerp", [](T a, T b, T w) { return lerp(a, b, w); }, "input"_a, "end"_a, "weight"_a, RG());
+  m.def(
+      "lerp", [](T a, T b, S w) { return lerp(a, b, w); }, "input"_a, "end"_a, "weight"_a, RG());
+  cls.def(
+         "lerp", [](T a, T b, S w) { return a.lerp(b, w); }, "end"_a, "weight"_a, RG())
+      .def(
+          "lerp", [](T a, T b, T w) { return a.lerp(b, w); }, "end"_a, "weight"_a, RG())
+      .def(
+          "lerp_",
+          [](nb::handle s, T b, S w) { return inplace(s, [&](T t) { t.copy_(t.lerp(b, w)); }); },
+          "end"_a, "weight"_a)
+      .def(
+          "lerp_",
+          [](nb::handle s, T b, T w) { return inplace(s, [&](T t) { t.copy_(t.lerp(b, w)); }); },
+          "end"_a, "weight"_a);
+  both(
+      m, cls, "addcmul", [](T a, T b, T c, S v) { return addcmul(a, b, c, v); }, "tensor1"_a,
+      "tensor2"_a, nb::kw_only(), "value"_a = 1, RG());
+  both(
+      m, cls, "addcdiv", [](T a, T b, T c, S v) { return addcdiv(a, b, c, v); }, "tensor1"_a,
+      "tensor2"_a, nb::kw_only(), "value"_a = 1, RG());
+  cls.def(
+         "addcmul_",
+         [](nb::handle s, T b, T c, S v) {
+           return inplace(s, [&](T t) { t.copy_(addcmul(t, b, c, v)); });
+         },
+         "tensor1"_a, "tensor2"_a, nb::kw_only(), "value"_a = 1)
+      .def(
+          "addcdiv_",
+          [](nb::handle s, T b, T c, S v) {
+            return inplace(s, [&](T t) { t.copy_(addcdiv(t, b, c, v)); });
+          },
+          "tensor1"_a, "tensor2"_a, nb::kw_only(), "value"_a = 1);
+}
+
 }  // namespace
 
 void init_ops_elementwise(nb::module_& m, nb::class_<Tensor>& cls) {
+  def_ternary(m, cls);
   def_add_sub(m, cls);
   def_clamp(m, cls);
   def_where(m, cls);

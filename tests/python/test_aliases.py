@@ -63,3 +63,47 @@ def test_positive_refuses_bool_as_torch():
         with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not "
                            "supported."):
             lib.positive(lib.ones(2, dtype=lib.bool))
+
+
+@pytest.mark.parametrize("name,weight", [("lerp", 0.3), ("lerp", "tensor")])
+def test_lerp_forms_and_inplace(name, weight):
+    (ea, ta), (eb, tb) = pair(wave(3, 4), requires_grad=True), pair(wave(3, 4, offset=2.0))
+    ew, tw = pair(wave(3, 4, offset=1.0)) if weight == "tensor" else (weight, weight)
+    eo, to = ember.lerp(ea, eb, ew), torch.lerp(ta, tb, tw)
+    close(eo, to)
+    close(ea.lerp(eb, ew), ta.lerp(tb, tw))
+    eo.square().sum().backward()
+    to.square().sum().backward()
+    close(ea.grad, ta.grad)
+    ec, tc = pair(wave(3, 4))
+    assert ec.lerp_(eb, ew) is ec
+    tc.lerp_(tb, tw)
+    close(ec, tc)
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addcmul_addcdiv(name):
+    (ea, ta), (eb, tb) = pair(wave(3, 4)), pair(wave(3, 4, offset=1.0))
+    ec, tc = pair(wave(3, 4, offset=2.0) + 3.0)
+    close(getattr(ember, name)(ea, eb, ec, value=0.5), getattr(torch, name)(ta, tb, tc, value=0.5))
+    close(getattr(ea, name)(eb, ec), getattr(ta, name)(tb, tc))
+    assert getattr(ea, name + "_")(eb, ec, value=-2) is ea
+    getattr(ta, name + "_")(tb, tc, value=-2)
+    close(ea, ta)
+
+
+@pytest.mark.parametrize("name,args", [
+    ("conv1d", lambda lib: (lib.tensor(wave(2, 3, 8)), lib.tensor(wave(4, 3, 3)))),
+    ("conv2d", lambda lib: (lib.tensor(wave(1, 2, 5, 5)), lib.tensor(wave(3, 2, 3, 3)))),
+    ("conv3d", lambda lib: (lib.tensor(wave(1, 2, 4, 4, 4)), lib.tensor(wave(2, 2, 2, 2, 2)))),
+    ("conv_transpose1d", lambda lib: (lib.tensor(wave(1, 3, 5)), lib.tensor(wave(3, 2, 3)))),
+    ("conv_transpose2d", lambda lib: (lib.tensor(wave(1, 3, 4, 4)), lib.tensor(wave(3, 2, 2, 2)))),
+    ("conv_transpose3d",
+     lambda lib: (lib.tensor(wave(1, 2, 3, 3, 3)), lib.tensor(wave(2, 2, 2, 2, 2)))),
+    ("pixel_shuffle", lambda lib: (lib.tensor(wave(1, 8, 3, 3)), 2)),
+    ("pixel_unshuffle", lambda lib: (lib.tensor(wave(1, 2, 4, 4)), 2)),
+    ("group_norm", lambda lib: (lib.tensor(wave(2, 4, 3)), 2)),
+])
+def test_functional_ops_under_torchs_top_level_names(name, args):
+    close(getattr(ember, name)(*args(ember)), getattr(torch, name)(*args(torch)), rtol=1e-4,
+          atol=1e-5)
