@@ -41,7 +41,7 @@ TEST(FractionalMaxPool, MatchesTorchWithTheSameSamples) {
       {"y2", "i2", "g2", "r2", "y3", "i3", "g3", "u2"});
   for (const Device dev : test_devices()) {
     SCOPED_TRACE(dev.str());
-    Tensor a2 = x2.to(dev).requires_grad_(), a3 = x3.to(dev).requires_grad_();
+    Tensor a2 = x2.to(dev).detach().requires_grad_(), a3 = x3.to(dev).detach().requires_grad_();
     auto [y2, i2] =
         F::fractional_max_pool2d_with_indices(a2, F::FractionalMaxPool2dFuncOptions({2, 3})
                                                       .output_size(ExpandingArray<2>({5, 4}))

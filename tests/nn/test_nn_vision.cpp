@@ -53,7 +53,7 @@ void check_grid_sample(const Case& c, std::vector<int64_t> in_shape,
       {"y", "gx", "gg"});
   for (const Device dev : test_devices()) {
     SCOPED_TRACE(dev.str() + " " + c.mode + " " + c.padding + (c.align ? " align" : ""));
-    Tensor x = x0.to(dev).requires_grad_(), g = g0.to(dev).requires_grad_();
+    Tensor x = x0.to(dev).detach().requires_grad_(), g = g0.to(dev).detach().requires_grad_();
     Tensor y = F::grid_sample(x, g, options_of(c));
     (y * y.detach().cos()).sum().backward();
     expect_close(y.cpu(), r.at("y"), 1e-9, 1e-9);
@@ -92,7 +92,7 @@ TEST(AffineGrid, MatchesTorchIn2DAnd3DWithGradients) {
         {"g2", "g3", "g2t", "g3t"});
     for (const Device dev : test_devices()) {
       SCOPED_TRACE(dev.str());
-      Tensor a2 = t2.to(dev).requires_grad_(), a3 = t3.to(dev).requires_grad_();
+      Tensor a2 = t2.to(dev).detach().requires_grad_(), a3 = t3.to(dev).detach().requires_grad_();
       Tensor g2 = F::affine_grid(a2, {2, 3, 4, 5}, align);
       Tensor g3 = F::affine_grid(a3, {1, 1, 2, 3, 4}, align);
       (g2.sin().sum() + g3.cos().sum()).backward();
