@@ -81,6 +81,9 @@ const std::map<std::string, Extra>& table_extras() {
     e["silu"].torch = "F.silu(a)";
     e["bitwise_not"] = {D::SmallInt, D::Normal, kLong, nullptr, false};
     e["sgn"].a = D::AwayFromZero;
+    // For real inputs sgn is sign; PyTorch 1.13's sgn backward returns uninitialised memory for
+    // real tensors (the values change from run to run), so the oracle computes torch.sign.
+    e["sgn"].torch = "torch.sign(a)";
     for (const char* r : {"signbit", "isposinf", "isneginf", "isreal"}) e[r].grad = false;
     e["lgamma"] = pos(second);
     e["digamma"] = pos(second);
