@@ -54,10 +54,13 @@ def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False):
                 raise RuntimeError("Can't create directory: " + dir_name) from e
         if not worker_name:
             worker_name = f"{socket.gethostname()}_{os.getpid()}"
-        file_name = f"{worker_name}.{time.time_ns() // 1000000}.pt.trace.json"
-        if use_gzip:
-            file_name += ".gz"
-        path = os.path.join(dir_name, file_name)
+        # PyTorch names the file by the millisecond; two windows saved within one millisecond
+        # would overwrite each other, so a taken name moves on to the next millisecond.
+        suffix = ".pt.trace.json.gz" if use_gzip else ".pt.trace.json"
+        ms = time.time_ns() // 1000000
+        while os.path.exists(os.path.join(dir_name, f"{worker_name}.{ms}{suffix}")):
+            ms += 1
+        path = os.path.join(dir_name, f"{worker_name}.{ms}{suffix}")
         if use_gzip:
             import gzip
             plain = path[:-3] + ".tmp"
