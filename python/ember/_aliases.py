@@ -48,8 +48,8 @@ def _install():
         setattr(_C.Tensor, alias, getattr(_C.Tensor, name))
     for alias in _INPLACE:
         setattr(_C.Tensor, alias + "_", getattr(_C.Tensor, _SAME[alias] + "_"))
-    _C.Tensor.clamp_min = lambda self, min: self.clamp(min=min)
-    _C.Tensor.clamp_max = lambda self, max: self.clamp(max=max)
+    _C.Tensor.clamp_min = clamp_min
+    _C.Tensor.clamp_max = clamp_max
     _C.Tensor.clamp_min_ = lambda self, min: self.clamp_(min=min)
     _C.Tensor.clamp_max_ = lambda self, max: self.clamp_(max=max)
     _C.Tensor.positive = positive

@@ -109,11 +109,6 @@ void check_options(const FractionalMaxPoolOptions<D>& o, const char* name) {
   }
 }
 
-template <size_t D>
-void print_options(std::ostream& stream, const char* name, const FractionalMaxPoolOptions<D>& o) {
-  stream << "ember::nn::" << name << "()";
-}
-
 }  // namespace
 
 namespace functional {
@@ -144,7 +139,7 @@ std::tuple<Tensor, Tensor> FractionalMaxPool2dImpl::forward_with_indices(const T
   return functional::fractional_max_pool2d_with_indices(input, o);
 }
 void FractionalMaxPool2dImpl::pretty_print(std::ostream& stream) const {
-  print_options(stream, "FractionalMaxPool2d", options);
+  stream << "ember::nn::FractionalMaxPool2d()";
 }
 
 FractionalMaxPool3dImpl::FractionalMaxPool3dImpl(FractionalMaxPool3dOptions options_)
@@ -164,7 +159,7 @@ std::tuple<Tensor, Tensor> FractionalMaxPool3dImpl::forward_with_indices(const T
   return functional::fractional_max_pool3d_with_indices(input, o);
 }
 void FractionalMaxPool3dImpl::pretty_print(std::ostream& stream) const {
-  print_options(stream, "FractionalMaxPool3d", options);
+  stream << "ember::nn::FractionalMaxPool3d()";
 }
 
 }  // namespace ember::nn

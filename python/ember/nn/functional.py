@@ -568,13 +568,9 @@ def pdist(input, p=2):
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
-    first = [i for i in range(n) for _ in range(i + 1, n)]
-    second = [j for i in range(n) for j in range(i + 1, n)]
-    if not first:
+    if n < 2:
         return _C.empty(0, dtype=input.dtype, device=input.device)
-    from .. import tensor
-    rows = tensor(first, device=input.device)
-    cols = tensor(second, device=input.device)
+    rows, cols = _C.triu_indices(n, n, 1, device=input.device)
     diff = input.index_select(0, rows) - input.index_select(0, cols)
     return diff.norm(p, dim=1)
 

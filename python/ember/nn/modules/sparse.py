@@ -9,29 +9,23 @@ from .module import Module
 from ...autograd import no_grad
 
 
-class Embedding(Module):
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
-                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
-                 device=None, dtype=None):
-        super().__init__()
+class _EmbeddingTable(Module):
+    """What Embedding and EmbeddingBag share: the weight table and its padding row."""
+
+    def _init_table(self, padding_idx, _weight, device, dtype, padding_message):
+        # PyTorch's two modules word the padding_idx error differently; each passes its own.
+        n = self.num_embeddings
         if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("Padding_idx must be within num_embeddings")
+            if not -n <= padding_idx < n:
+                raise AssertionError(padding_message)
             if padding_idx < 0:
-                padding_idx += num_embeddings
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
+                padding_idx += n
         self.padding_idx = padding_idx
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        self.sparse = sparse
         if _weight is None:
-            self.weight = Parameter(_C.empty((num_embeddings, embedding_dim), device=device,
-                                             dtype=dtype))
+            self.weight = Parameter(_C.empty((n, self.embedding_dim), device=device, dtype=dtype))
             self.reset_parameters()
         else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+            if list(_weight.shape) != [n, self.embedding_dim]:
                 raise AssertionError("Shape of weight does not match num_embeddings and "
                                      "embedding_dim")
             self.weight = Parameter(_weight)
@@ -41,6 +35,21 @@ class Embedding(Module):
         if self.padding_idx is not None:
             with no_grad():
                 self.weight[self.padding_idx] = 0
+
+
+class Embedding(_EmbeddingTable):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        self._init_table(padding_idx, _weight, device, dtype,
+                         "Padding_idx must be within num_embeddings")
 
     def forward(self, input):
         return _nn.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
@@ -72,7 +81,7 @@ class Embedding(Module):
         return out
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_EmbeddingTable):
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
                  include_last_offset=False, padding_idx=None, device=None, dtype=None):
@@ -82,30 +91,11 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError("padding_idx must be within num_embeddings")
-            if padding_idx < 0:
-                padding_idx += num_embeddings
-        self.padding_idx = padding_idx
-        if _weight is None:
-            self.weight = Parameter(_C.empty((num_embeddings, embedding_dim), device=device,
-                                             dtype=dtype))
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and "
-                                     "embedding_dim")
-            self.weight = Parameter(_weight)
+        self._init_table(padding_idx, _weight, device, dtype,
+                         "padding_idx must be within num_embeddings")
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
-
-    def reset_parameters(self):
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx] = 0
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,

@@ -13,6 +13,7 @@ serve (CPU tensors over the TCP backend, CUDA tensors over NCCL)."""
 from ... import _C
 from ..._function import Function
 from ..._C import _nn
+from .module import _C_no_grad
 from .normalization import _BatchNorm
 
 
@@ -125,7 +126,7 @@ class SyncBatchNorm(_BatchNorm):
             converted = SyncBatchNorm(module.num_features, module.eps, module.momentum,
                                       module.affine, module.track_running_stats, process_group)
             if module.affine:
-                with _no_grad():
+                with _C_no_grad():
                     converted.weight = module.weight
                     converted.bias = module.bias
             converted.running_mean = module.running_mean
@@ -138,8 +139,3 @@ class SyncBatchNorm(_BatchNorm):
             converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         del module
         return converted
-
-
-def _no_grad():
-    from ...autograd import no_grad
-    return no_grad()
