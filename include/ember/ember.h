@@ -18,6 +18,7 @@
 #include "ember/distributed.h"
 #include "ember/dtype.h"
 #include "ember/error.h"
+#include "ember/linalg.h"
 #include "ember/nn.h"
 #include "ember/nn/parallel/data_parallel.h"
 #include "ember/nn/parallel/distributed_data_parallel.h"

@@ -49,6 +49,12 @@ class EMBER_API ZeroDivisionError : public Error {
  public:
   using Error::Error;
 };
+// A matrix a linear-algebra function cannot work with (singular, not positive-definite): c10's
+// LinAlgError, torch.linalg.LinAlgError in Python.
+class EMBER_API LinAlgError : public Error {
+ public:
+  using Error::Error;
+};
 
 enum class ScalarType : int8_t;
 class TypeMeta;

@@ -371,6 +371,12 @@ class EMBER_API Tensor {
   Tensor addbmm(const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
                 const Scalar& alpha = 1) const;
   Tensor matrix_power(int64_t n) const;
+  // Square-matrix functions through an LU factorisation (include/ember/linalg.h).
+  Tensor det() const;
+  Tensor logdet() const;
+  std::tuple<Tensor, Tensor> slogdet() const;
+  Tensor inverse() const;
+  Tensor cholesky(bool upper = false) const;
   std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt,
                                      bool keepdim = false) const;
   std::tuple<Tensor, Tensor> cummax(int64_t dim) const;

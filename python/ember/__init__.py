@@ -24,6 +24,7 @@ from . import nn, optim  # noqa: F401
 from . import amp, cpu, profiler  # noqa: F401
 from . import distributed  # noqa: F401
 from . import backends  # noqa: F401
+from . import linalg  # noqa: F401
 from ._C._backends import (  # noqa: F401
     use_deterministic_algorithms, are_deterministic_algorithms_enabled,
     is_deterministic_algorithms_warn_only_enabled)

@@ -24,9 +24,11 @@ kthvalue = _pair("kthvalue")
 median = _pair("median")
 nanmedian = _pair("nanmedian")
 aminmax = _pair("aminmax", ("min", "max"))
+slogdet = _pair("slogdet", ("sign", "logabsdet"))
+linalg_slogdet = _pair("linalg_slogdet", ("sign", "logabsdet"))
 _PAIRS = {"max": max, "min": min, "sort": sort, "topk": topk, "cummax": cummax,
           "cummin": cummin, "kthvalue": kthvalue, "median": median, "nanmedian": nanmedian,
-          "aminmax": aminmax}
+          "aminmax": aminmax, "slogdet": slogdet, "linalg_slogdet": linalg_slogdet}
 
 
 def _make_values_indices(name, values, indices):

@@ -9,11 +9,17 @@ void init_errors(nb::module_& m) {
   static PyObject* oom =
       PyErr_NewException("ember.cuda.OutOfMemoryError", PyExc_RuntimeError, nullptr);
   m.attr("OutOfMemoryError") = nb::borrow(oom);
+  // torch.linalg.LinAlgError is torch._C._LinAlgError, a RuntimeError; ember.linalg re-exports.
+  static PyObject* linalg_error =
+      PyErr_NewException("ember._C._LinAlgError", PyExc_RuntimeError, nullptr);
+  m.attr("_LinAlgError") = nb::borrow(linalg_error);
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
     } catch (const OutOfMemoryError& e) {
       PyErr_SetString(oom, e.what());
+    } catch (const LinAlgError& e) {
+      PyErr_SetString(linalg_error, e.what());
     } catch (const ArgumentTypeError& e) {
       PyErr_SetString(PyExc_TypeError, e.what());
     } catch (const TypeError& e) {

@@ -1,8 +1,11 @@
 // The matrix ops: products (matmul, mm, bmm, addmm, outer, einsum, kron, tensordot, cross) and
-// the triangles and diagonals of a matrix (tril, triu, diag, trace, tril_indices, triu_indices).
+// the triangles and diagonals of a matrix (tril, triu, diag, trace, tril_indices, triu_indices),
+// and the square-matrix functions (det, logdet, slogdet, inverse, cholesky; ember._C._linalg's
+// inv, solve, det, slogdet, cholesky, which ember/linalg.py re-exports as ember.linalg).
 // Each is ember.f(input, ...) and, where PyTorch has it, Tensor.f(...), with Tensor.f_(...) where
 // PyTorch has one; kernels run without the GIL. a @ b is in ops_operators.cpp.
 #include "common.h"
+#include "ember/linalg.h"
 
 namespace ember::python {
 namespace {
@@ -38,6 +41,35 @@ void def_products(nb::module_& m, nb::class_<Tensor>& cls) {
     nb::gil_scoped_release release;
     return einsum(equation, ts);
   });
+}
+
+void def_lu_functions(nb::module_& m, nb::class_<Tensor>& cls) {
+  both(
+      m, cls, "det", [](T a) { return det(a); }, RG());
+  both(
+      m, cls, "logdet", [](T a) { return logdet(a); }, RG());
+  both(
+      m, cls, "inverse", [](T a) { return inverse(a); }, RG());
+  both(
+      m, cls, "cholesky", [](T a, bool upper) { return cholesky(a, upper); }, "upper"_a = false,
+      RG());
+  both(m, cls, "slogdet",
+       [](T a) { return pair_without_gil("slogdet", [&] { return slogdet(a); }); });
+  nb::module_ sub = m.def_submodule("_linalg", "torch.linalg's functions (ember/linalg.py)");
+  sub.def(
+      "inv", [](T a) { return linalg::inv(a); }, "A"_a, RG());
+  sub.def(
+      "det", [](T a) { return linalg::det(a); }, "A"_a, RG());
+  sub.def(
+      "solve", [](T a, T b, bool left) { return linalg::solve(a, b, left); }, "A"_a, "B"_a,
+      nb::kw_only(), "left"_a = true, RG());
+  sub.def(
+      "cholesky", [](T a, bool upper) { return linalg::cholesky(a, upper); }, "A"_a, nb::kw_only(),
+      "upper"_a = false, RG());
+  sub.def(
+      "slogdet",
+      [](T a) { return pair_without_gil("linalg_slogdet", [&] { return linalg::slogdet(a); }); },
+      "A"_a);
 }
 
 void def_triangles_and_diagonals(nb::module_& m, nb::class_<Tensor>& cls) {
@@ -128,6 +160,7 @@ void def_tensor_products(nb::module_& m, nb::class_<Tensor>& cls) {
 void init_ops_linalg(nb::module_& m, nb::class_<Tensor>& cls) {
   def_products(m, cls);
   def_triangles_and_diagonals(m, cls);
+  def_lu_functions(m, cls);
   def_tensor_products(m, cls);
 }
 

@@ -67,6 +67,15 @@ void def_views(nb::module_& m, nb::class_<Tensor>& cls) {
     for (int64_t i = 0; i < t.dim(); ++i) d[i] = t.dim() - 1 - i;
     return t.permute(d);
   });
+  // The last two dims swapped (every dtype is real, so mH is the same view).
+  for (const char* name : {"mT", "mH"}) {
+    cls.def_prop_ro(name, [name](T t) {
+      EMBER_CHECK(t.dim() >= 2, ValueError, "tensor.", name,
+                  " is only supported on matrices or batches of matrices. Got ", t.dim(),
+                  "-D tensor.");
+      return t.transpose(-2, -1);
+    });
+  }
   cls.def("transpose", &Tensor::transpose, "dim0"_a, "dim1"_a, RG());
   m.def(
       "transpose", [](T a, int64_t d0, int64_t d1) { return transpose(a, d0, d1); }, RG());

@@ -162,6 +162,20 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
     (grad_q, grad_k, grad_v, grad_out, q, k, v, out, lse, mask, g),                                \
     "ember::_scaled_dot_product_flash_attention_backward", (grad_q), (grad_out, q, k, v),          \
     meta_skip)                                                                                     \
+  /* LAPACK's getrf on a batch of square matrices, each stored column-major in `lu` [B, n, n] */ \
+  /* (the front end passes A.mT().contiguous()), factorised in place with partial pivoting; */     \
+  /* pivots [B, n] int32 (1-based rows swapped), info [B] int32 (the first zero pivot, or 0). */  \
+  X(lu_factor, void, (const Tensor& lu, const Tensor& pivots, const Tensor& info),                 \
+    (lu, pivots, info), "ember::linalg_lu_factor_ex", (lu), (lu), meta_skip)                       \
+  /* Solves A X = B (transpose: A^T X = B) in place in x [B, k, n] (each right-hand side a */      \
+  /* row: B column-major) from lu_factor's lu and pivots. */                                      \
+  X(lu_solve, void, (const Tensor& x, const Tensor& lu, const Tensor& pivots, bool transpose),     \
+    (x, lu, pivots, transpose), "ember::linalg_lu_solve", (x), (lu, x), meta_skip)                 \
+  /* LAPACK's potrf: the lower Cholesky factor of each matrix of `factor` [B, n, n] (column- */  \
+  /* major, as lu_factor's), in place below and on the diagonal (the rest is left); info [B] */  \
+  /* int32: the order of the first leading minor that is not positive-definite, or 0. */        \
+  X(cholesky, void, (const Tensor& factor, const Tensor& info), (factor, info),                    \
+    "ember::linalg_cholesky_ex", (factor), (factor), meta_skip)                                    \
   /* Mixed precision (amp::GradScaler). Every tensor of `grads` (dense, one floating dtype, */     \
   /* this device) is multiplied in place by inv_scale[0] in one pass over all of them; */          \
   /* found_inf[0] (float32) becomes 1 when any element was inf or NaN. PyTorch's */                \

@@ -2,11 +2,13 @@
 // comparisons (isclose, isin), statistics (aminmax, cummax/cummin, logcumsumexp, kthvalue,
 // median, nanmedian, quantile, nanquantile, diff, trapezoid, dist, renorm, cdist), searches
 // and counts (searchsorted, bucketize, bincount, histc, unique) and the vector products (mv,
-// dot, vdot, addmv, baddbmm, addbmm, matrix_power). The table ops among them (sinc ... lcm) have
+// dot, vdot, addmv, baddbmm, addbmm, matrix_power) and the LU-based linalg functions (inv,
+// solve, det, slogdet, logdet) and cholesky. The table ops among them (sinc ... lcm) have
 // their rows from ember/op_table.h in op_rows_elementwise.cpp.
 #include <cmath>
 
 #include "ember/autograd.h"
+#include "ember/linalg.h"
 #include "ops/op_row_helpers.h"
 
 namespace ember::testing {
@@ -23,6 +25,18 @@ OpInfo elementwise_unary(const char* name, OpFn fn, const char* torch, Domain d 
   r.finite_differences = false;
   return r;
 }
+
+// A well-conditioned matrix from a random one (3 added to the diagonal), for the LU rows: their
+// finite differences and float32 results stay accurate.
+Tensor well(const Tensor& a) {
+  return a + eye(a.size(-1), a.options()) * 3;
+}
+#define WELL_T "(a + 3 * torch.eye(a.shape[-1], dtype=a.dtype))"
+// A symmetric positive-definite matrix from a random one, for cholesky: a a^T + 3 I.
+Tensor spd(const Tensor& a) {
+  return a.matmul(a.transpose(-2, -1)) + eye(a.size(-1), a.options()) * 3;
+}
+#define SPD_T "(a @ a.mT + 3 * torch.eye(a.shape[-1], dtype=a.dtype))"
 
 // Sorted copies, for the searches' boundaries.
 Tensor sorted(const Tensor& t) {
@@ -429,6 +443,91 @@ std::vector<OpInfo> math_rows() {
        true,
        kMmRtol,
        kMmAtol},
+      // ---- LU-based linear algebra (include/ember/linalg.h) ----
+      also(also({"linalg_inv",
+                 {F({2, 3, 3})},
+                 OP(ember::linalg::inv(well(a))),
+                 "torch.linalg.inv" WELL_T,
+                 true,
+                 1e-4,
+                 1e-5},
+                "inverse", OP(ember::inverse(well(a)))),
+           "method", OP(well(a).inverse())),
+      {"linalg_solve",
+       {F({2, 3, 3}), F({2, 3, 2})},
+       OP(ember::linalg::solve(well(a), b)),
+       "torch.linalg.solve(" WELL_T ", b)",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_solve_vector_broadcast",
+       {F({2, 4, 4}), F({4})},
+       OP(ember::linalg::solve(well(a), b)),
+       "torch.linalg.solve(" WELL_T ", b)",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_solve_right",
+       {F({3, 3}), F({2, 3})},
+       OP(ember::linalg::solve(well(a), b, false)),
+       "torch.linalg.solve(" WELL_T ", b, left=False)",
+       true,
+       1e-4,
+       1e-5},
+      also(also({"linalg_det",
+                 {F({2, 3, 3})},
+                 OP(ember::linalg::det(well(a))),
+                 "torch.linalg.det" WELL_T,
+                 true,
+                 1e-4,
+                 1e-5},
+                "det", OP(ember::det(well(a)))),
+           "method", OP(well(a).det())),
+      {"linalg_det_pivoting",  // a random matrix: rows are swapped, so the sign matters
+       {F({4, 4})},
+       OP(ember::linalg::det(a)),
+       "torch.linalg.det(a)",
+       true,
+       1e-4,
+       1e-5},
+      also(also({"linalg_slogdet_logabsdet",
+                 {F({2, 4, 4})},
+                 OP(std::get<1>(ember::linalg::slogdet(a))),
+                 "torch.linalg.slogdet(a)[1]",
+                 true,
+                 1e-4,
+                 1e-5},
+                "slogdet", OP(std::get<1>(ember::slogdet(a)))),
+           "method", OP(std::get<1>(a.slogdet()))),
+      {"linalg_slogdet_sign",  // differentiable in both libraries, with a zero gradient
+       {F({3, 4, 4})},
+       OP(std::get<0>(ember::linalg::slogdet(a))),
+       "torch.linalg.slogdet(a)[0]",
+       true},
+      also(also({"linalg_cholesky",
+                 {F({2, 3, 3})},
+                 OP(ember::linalg::cholesky(spd(a))),
+                 "torch.linalg.cholesky" SPD_T,
+                 true,
+                 1e-4,
+                 1e-5},
+                "cholesky", OP(ember::cholesky(spd(a)))),
+           "method", OP(spd(a).cholesky())),
+      {"linalg_cholesky_upper",
+       {F({4, 4})},
+       OP(ember::linalg::cholesky(spd(a), true)),
+       "torch.linalg.cholesky(" SPD_T ", upper=True)",
+       true,
+       1e-4,
+       1e-5},
+      also({"logdet",
+            {F({2, 3, 3})},
+            OP(ember::logdet(well(a))),
+            "torch.logdet" WELL_T,
+            true,
+            1e-4,
+            1e-5},
+           "method", OP(well(a).logdet())),
   };
 }
 

@@ -139,11 +139,25 @@ TEST(OpCoverage, EveryOpOfOpsHHasARow) {
 
 // Python-only spellings of an op (python/ember/_aliases.py), swept by the canonical op's rows.
 const std::map<std::string, std::string>& kPythonSpellings() {
-  static const std::map<std::string, std::string> m = {
-      {"multiply", "mul"},    {"divide", "div"},      {"subtract", "sub"}, {"true_divide", "div"},
-      {"negative", "neg"},    {"absolute", "abs"},    {"greater", "gt"},   {"greater_equal", "ge"},
-      {"less", "lt"},         {"less_equal", "le"},   {"not_equal", "ne"}, {"arctan2", "atan2"},
-      {"clamp_min", "clamp"}, {"clamp_max", "clamp"}, {"positive", "neg"}};
+  static const std::map<std::string, std::string> m = {{"multiply", "mul"},
+                                                       {"divide", "div"},
+                                                       {"subtract", "sub"},
+                                                       {"true_divide", "div"},
+                                                       {"negative", "neg"},
+                                                       {"absolute", "abs"},
+                                                       {"greater", "gt"},
+                                                       {"greater_equal", "ge"},
+                                                       {"less", "lt"},
+                                                       {"less_equal", "le"},
+                                                       {"not_equal", "ne"},
+                                                       {"arctan2", "atan2"},
+                                                       {"clamp_min", "clamp"},
+                                                       {"clamp_max", "clamp"},
+                                                       {"positive", "neg"},
+                                                       {"det", "linalg_det"},
+                                                       {"slogdet", "linalg_slogdet"},
+                                                       {"inverse", "linalg_inv"},
+                                                       {"cholesky", "linalg_cholesky"}};
   return m;
 }
 

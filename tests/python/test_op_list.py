@@ -46,7 +46,8 @@ ALIASES = {"clip": "clamp", "clamp_min": "clamp", "clamp_max": "clamp", "multipl
            "absolute": "abs", "greater": "gt", "greater_equal": "ge", "less": "lt",
            "less_equal": "le", "not_equal": "ne", "arctan2": "atan2", "positive": "neg",
            "fix": "trunc", "arcsin": "asin", "arccos": "acos",
-           "arctan": "atan"}
+           "arctan": "atan", "det": "linalg_det", "slogdet": "linalg_slogdet",
+           "inverse": "linalg_inv", "cholesky": "linalg_cholesky"}
 
 
 def listed_ops():
