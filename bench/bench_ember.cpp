@@ -18,19 +18,20 @@ struct CpuBf16Autocast {
 
 #include "amp_cases.h"
 #include "attention_cases.h"
+#include "layer_cases.h"
 #include "op_cases.h"
 #include "reference.h"
 #include "train_cases.h"
 
 static const char* kUsage =
-    "bench_ember [--groups small,elementwise,reduce,gemm,softmax,attention,train,amp,epoch] "
+    "bench_ember [--groups small,elementwise,reduce,gemm,softmax,attention,layers,train,amp,epoch] "
     "[--threads N]\n"
     "            [--epochs N] [--quick] [--list] [--out FILE]\n";
 
 int main(int argc, char** argv) {
   bench::Options opts = bench::parse_args(argc, argv, kUsage);
   if (opts.list_only) {
-    std::puts("small elementwise reduce gemm softmax attention train amp epoch");
+    std::puts("small elementwise reduce gemm softmax attention layers train amp epoch");
     return 0;
   }
   // Ember's loops and OpenBLAS both run on OpenMP: one setting pins both.
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   bench::Runner r("ember", opts);
   bench::op_rows(r);
   bench::attention_rows(r);
+  bench::layer_rows(r);
   bench::reference_rows(r);
   bench::step_rows(r);
   bench::amp_rows(r);

@@ -32,24 +32,26 @@ inline torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k,
 
 #include "amp_cases.h"
 #include "attention_cases.h"
+#include "layer_cases.h"
 #include "op_cases.h"
 #include "train_cases.h"
 
 static const char* kUsage =
-    "bench_torch [--groups small,elementwise,reduce,gemm,softmax,attention,train,amp,epoch] "
+    "bench_torch [--groups small,elementwise,reduce,gemm,softmax,attention,layers,train,amp,epoch] "
     "[--threads N]\n"
     "            [--epochs N] [--quick] [--list] [--out FILE]\n";
 
 int main(int argc, char** argv) {
   bench::Options opts = bench::parse_args(argc, argv, kUsage);
   if (opts.list_only) {
-    std::puts("small elementwise reduce gemm softmax attention train amp epoch");
+    std::puts("small elementwise reduce gemm softmax attention layers train amp epoch");
     return 0;
   }
   torch::set_num_threads(opts.threads);
   bench::Runner r("libtorch", opts);
   bench::op_rows(r);
   bench::attention_rows(r);
+  bench::layer_rows(r);
   bench::step_rows(r);
   bench::amp_rows(r);
   bench::epoch_rows(r, opts.epochs);
