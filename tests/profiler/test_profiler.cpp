@@ -725,6 +725,24 @@ std::vector<FamilyCall> every_family_call() {
        },
        "ember::_scaled_dot_product_flash_attention_backward",
        {{1, 2, 3, 6}, {1, 2, 3, 5}, {1, 1, 4, 5}, {1, 1, 4, 6}}},
+      {"lu_factor",
+       [](Backend& b) {
+         b.lu_factor(meta({2, 3, 3}), meta({2, 3}, kInt), meta({2}, kInt));
+       },
+       "ember::linalg_lu_factor_ex",
+       {{2, 3, 3}}},
+      {"lu_solve",
+       [](Backend& b) {
+         b.lu_solve(meta({2, 4, 3}), meta({2, 3, 3}), meta({2, 3}, kInt), true);
+       },
+       "ember::linalg_lu_solve",
+       {{2, 3, 3}, {2, 4, 3}}},
+      {"cholesky",
+       [](Backend& b) {
+         b.cholesky(meta({2, 3, 3}), meta({2}, kInt));
+       },
+       "ember::linalg_cholesky_ex",
+       {{2, 3, 3}}},
       {"non_finite_check_and_unscale",
        [](Backend& b) {
          b.non_finite_check_and_unscale({meta({7})}, meta({1}), meta({1, 1}));
