@@ -3,6 +3,7 @@
 #include "autograd/record.h"
 #include "core/broadcast.h"
 #include "core/tensor_factory.h"
+#include "ember/linalg.h"
 #include "ember/ops.h"
 
 namespace ember {
@@ -111,15 +112,15 @@ Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, co
   return scale_and_add(self, bmm(batch1, batch2).sum({0}), beta, alpha, "addbmm");
 }
 
-// Square-and-multiply over the last two dims; n = 0 gives identities of a's shape.
+// Square-and-multiply over the last two dims; n = 0 gives identities of a's shape, n < 0 powers of
+// the inverse.
 Tensor matrix_power(const Tensor& a, int64_t n) {
   EMBER_CHECK(a.dim() >= 2, ValueError,
               "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
   EMBER_CHECK(a.size(-1) == a.size(-2), ValueError,
               "linalg.matrix_power: A must be batches of square matrices, but they are ",
               a.size(-2), " by ", a.size(-1), " matrices");
-  EMBER_CHECK(n >= 0, NotImplementedError, "matrix_power: negative powers (got n = ", n,
-              ") need a matrix inverse, which Ember does not have yet");
+  if (n < 0) return matrix_power(linalg::inv(a), -n);  // inv checks the dtype and singularity
   if (n == 0)
     return with_zero_gradient_to(eye(a.size(-1), a.options()).expand(a.sizes()).clone(), a);
   if (is_16bit(a) && n > 1) return matrix_power(a.to(kFloat), n).to(a.dtype());

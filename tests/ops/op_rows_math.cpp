@@ -443,6 +443,13 @@ std::vector<OpInfo> math_rows() {
        true,
        kMmRtol,
        kMmAtol},
+      {"matrix_power_negative",  // powers of the inverse
+       {F({2, 3, 3})},
+       OP(ember::matrix_power(well(a), -2)),
+       "torch.matrix_power(" WELL_T ", -2)",
+       true,
+       kMmRtol,
+       kMmAtol},
       // ---- LU-based linear algebra (include/ember/linalg.h) ----
       also(also({"linalg_inv",
                  {F({2, 3, 3})},

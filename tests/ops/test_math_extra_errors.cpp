@@ -167,7 +167,7 @@ TEST(MathExtraErrors, UnsupportedDtypesNameTheDtypes) {
 }
 
 // The kinds that map to other Python exceptions: an empty reduction dim is PyTorch's IndexError,
-// a negative matrix power needs the inverse Ember lacks.
+// a negative power of a singular matrix has no inverse to take.
 TEST(MathExtraErrors, OtherKinds) {
   for (const Device& d : test_devices()) {
     expect_refused<IndexError>({"median over an empty dim",
@@ -182,12 +182,12 @@ TEST(MathExtraErrors, OtherKinds) {
                                 },
                                 {"5"}},
                                d);
-    expect_refused<NotImplementedError>({"matrix_power -1",
-                                         [](Device dv) {
-                                           matrix_power(ones({2, 2}, opts(dv)), -1);
-                                         },
-                                         {"n = -1"}},
-                                        d);
+    expect_refused<LinAlgError>({"matrix_power -1 of a singular matrix",
+                                 [](Device dv) {
+                                   matrix_power(ones({2, 2}, opts(dv)), -1);
+                                 },
+                                 {"linalg.inv", "singular"}},
+                                d);
   }
 }
 
