@@ -81,6 +81,8 @@ CASES = [
     ("baddbmm", lambda T, s, a, b: T.baddbmm(s, a, b, alpha=0.5), [V, B1, B2]),
     ("addbmm", lambda T, s, a, b: s.addbmm(a, b, beta=2), [V, B1, B2]),
     ("matrix_power", lambda T, m: T.matrix_power(m, 5), [M3]),
+    ("matrix_power_negative", lambda T, m: m.matrix_power(-3),
+     [M3 + 2 * torch.eye(3, dtype=torch.float64)]),
 ]
 
 
