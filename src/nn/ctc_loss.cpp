@@ -203,6 +203,9 @@ Tensor ctc_negative_log_likelihood(const Tensor& log_probs, const CtcPlan& p, bo
   }
   Tensor out = half ? nll.to(log_probs.dtype()) : nll;
   if (autograd::needs_grad({log_probs})) {
+    // The backward keeps the values of nll, not nll itself: in float32/float64 nll *is* out, and
+    // out holding the node that holds out would be a reference cycle (a leak ASan reports).
+    nll = nll.detach();
     autograd::record(
         "CtcLossBackward0", out, {log_probs},
         [p, lp, lp_ext, alpha, nll, zero_infinity,
