@@ -3,7 +3,7 @@
 // copy, the layout LAPACK wants; solves run the `lu_solve` family on that factorisation. The
 // gradients are the textbook ones, written with ember ops (so they are differentiable again):
 //   inv:   dA = -A^-T dY A^-T          solve: dB = A^-T dX,  dA = -dB X^T
-//   det:   dA = dDet * det * A^-T      slogdet: dA = dLogAbsDet * A^-T
+//   det:   dA = dDet * det * A^-T      slogdet: dA = dLogAbsDet * A^-T (A^-T from the forward LU)
 // A singular A (U has a zero diagonal element) throws LinAlgError in inv and solve after a host
 // sync, as PyTorch's check does; det and slogdet return 0 and (0, -inf) without one. float16
 // and bfloat16 (PyTorch refuses them) run in float32.
@@ -75,6 +75,14 @@ Tensor inverse_of(const Tensor& A, bool check) {
                      });
   }
   return out;
+}
+
+// A^-T for det's and slogdet's gradients: from the forward's factorisation f when the backward
+// builds no graph (the common case: no second factorisation), else differentiably.
+Tensor inverse_transposed(const Factors& f, const Tensor& A) {
+  if (GradMode::is_enabled()) return mT(inverse_of(A, false));
+  const int64_t n = A.size(-1), B = f.lu.size(0);
+  return solve_factored(f, eye(n, A.options()).expand({B, n, n}), true).reshape(A.sizes());
 }
 
 // X with A X = B for A [..., n, n] and B [..., n, k], batch dims broadcast.
@@ -155,10 +163,10 @@ Tensor det(const Tensor& A) {
   if (autograd::needs_grad({A})) {
     autograd::record(
         "LinalgDetBackward0", out, {A},
-        [sa = autograd::SavedTensor(A),
+        [f, sa = autograd::SavedTensor(A),
          so = autograd::SavedTensor(out, true)](const autograd::variable_list& g) {
           const Tensor scale = g[0].mul(so.unpack()).unsqueeze(-1).unsqueeze(-1);
-          return autograd::variable_list{scale.mul(mT(inverse_of(sa.unpack(), false)))};
+          return autograd::variable_list{scale.mul(inverse_transposed(f, sa.unpack()))};
         });
   }
   return out;
@@ -181,11 +189,11 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
     // The sign is an output of the node too, as in PyTorch (it requires grad), but a real
     // sign is locally constant: its gradient is ignored.
     autograd::record("LinalgSlogdetBackward0", {sign, logabsdet}, {A},
-                     [sa = autograd::SavedTensor(A)](const autograd::variable_list& g) {
+                     [f, sa = autograd::SavedTensor(A)](const autograd::variable_list& g) {
                        const Tensor A = sa.unpack();
                        if (!g[1].defined()) return autograd::variable_list{Tensor()};
                        const Tensor scale = g[1].unsqueeze(-1).unsqueeze(-1);
-                       return autograd::variable_list{scale.mul(mT(inverse_of(A, false)))};
+                       return autograd::variable_list{scale.mul(inverse_transposed(f, A))};
                      });
   }
   return {sign, logabsdet};
