@@ -10,11 +10,19 @@ from ...autograd import no_grad
 
 
 class _EmbeddingTable(Module):
-    """What Embedding and EmbeddingBag share: the weight table and its padding row."""
+    """What Embedding and EmbeddingBag share: the table's options, the weight table and its padding
+    row."""
 
-    def _init_table(self, padding_idx, _weight, device, dtype, padding_message):
+    def _init_table(self, num_embeddings, embedding_dim, max_norm, norm_type, scale_grad_by_freq,
+                    sparse, padding_idx, _weight, device, dtype, padding_message):
         # PyTorch's two modules word the padding_idx error differently; each passes its own.
-        n = self.num_embeddings
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.max_norm = max_norm
+        self.norm_type = norm_type
+        self.scale_grad_by_freq = scale_grad_by_freq
+        self.sparse = sparse
+        n = num_embeddings
         if padding_idx is not None:
             if not -n <= padding_idx < n:
                 raise AssertionError(padding_message)
@@ -42,13 +50,8 @@ class Embedding(_EmbeddingTable):
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
                  device=None, dtype=None):
         super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        self.sparse = sparse
-        self._init_table(padding_idx, _weight, device, dtype,
+        self._init_table(num_embeddings, embedding_dim, max_norm, norm_type, scale_grad_by_freq,
+                         sparse, padding_idx, _weight, device, dtype,
                          "Padding_idx must be within num_embeddings")
 
     def forward(self, input):
@@ -86,15 +89,10 @@ class EmbeddingBag(_EmbeddingTable):
                  scale_grad_by_freq=False, mode="mean", sparse=False, _weight=None,
                  include_last_offset=False, padding_idx=None, device=None, dtype=None):
         super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        self._init_table(padding_idx, _weight, device, dtype,
+        self._init_table(num_embeddings, embedding_dim, max_norm, norm_type, scale_grad_by_freq,
+                         sparse, padding_idx, _weight, device, dtype,
                          "padding_idx must be within num_embeddings")
         self.mode = mode
-        self.sparse = sparse
         self.include_last_offset = include_last_offset
 
     def forward(self, input, offsets=None, per_sample_weights=None):
