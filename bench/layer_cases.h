@@ -36,6 +36,11 @@ inline void layer_rows(Runner& r) {
     tt::Tensor x = tt::randn({16, 128, 16, 16}).requires_grad_();
     time_layer(r, "group_norm_unet_b16", norm, x);
   }
+  {  // a GPT-2 small block's LayerNorm: 8 sequences of 128 tokens, width 768
+    tt::nn::LayerNorm norm(tt::nn::LayerNormOptions({768}));
+    tt::Tensor x = tt::randn({8, 128, 768}).requires_grad_();
+    time_layer(r, "layer_norm_gpt_b8", norm, x);
+  }
   {  // a style-transfer network's normalisation: 64 channels at 64x64
     tt::nn::InstanceNorm2d norm(tt::nn::InstanceNorm2dOptions(64).affine(true));
     tt::Tensor x = tt::randn({8, 64, 64, 64}).requires_grad_();

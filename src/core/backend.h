@@ -8,6 +8,7 @@
 #include "ember/tensor.h"
 #include "kernel_math/attention.h"
 #include "kernel_math/ops_list.h"
+#include "kernel_math/row_norm.h"
 #include "kernel_math/window.h"
 
 namespace ember {
@@ -146,6 +147,23 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
     (const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices, const Window& g),       \
     (grad_in, grad_out, indices, g), "ember::max_pool2d_with_indices_backward", (grad_in),         \
     (grad_out, indices), meta_skip)                                                                \
+  /* layer_norm, group_norm and instance_norm (kernel_math/row_norm.h has the math and which */  \
+  /* weight element each element takes): every row of in [rows, row_size] (contiguous, float32 */ \
+  /* or float64) normalised into out, scaled by weight and shifted by bias where they are */      \
+  /* defined; mean and rstd [rows] in in's dtype, kept for the backward. */                       \
+  X(row_norm, void,                                                                                \
+    (const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& in,                  \
+     const Tensor& weight, const Tensor& bias, const RowNormGeometry& g),                          \
+    (out, mean, rstd, in, weight, bias, g), row_norm_label(g, false), (out, mean, rstd), (in),     \
+    meta_skip)                                                                                     \
+  /* Its gradients from grad_out and the forward's in, mean and rstd; each of grad_in, */         \
+  /* grad_weight and grad_bias is computed only when defined (the others are not needed). */      \
+  X(row_norm_backward, void,                                                                       \
+    (const Tensor& grad_in, const Tensor& grad_weight, const Tensor& grad_bias,                    \
+     const Tensor& grad_out, const Tensor& in, const Tensor& mean, const Tensor& rstd,             \
+     const Tensor& weight, const RowNormGeometry& g),                                              \
+    (grad_in, grad_weight, grad_bias, grad_out, in, mean, rstd, weight, g),                        \
+    row_norm_label(g, true), (grad_in, grad_weight, grad_bias), (grad_out, in), meta_skip)         \
   /* Fused attention (kernel_math/attention.h has the layouts): out = softmax(q k^T * scale + */   \
   /* mask, causal) v with dropout, and each query's log-sum-exp in lse; no [L, S] buffer. */       \
   X(attention, void,                                                                               \

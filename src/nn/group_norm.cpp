@@ -1,5 +1,5 @@
-// group_norm and GroupNorm: layer_norm over each sample's groups of channels (one row per
-// (sample, group)), then a per-channel scale and shift; local_response_norm and
+// group_norm and GroupNorm: the row_norm kernels (ops/row_norm.h) with one row per (sample, group)
+// and a scale and shift per channel; local_response_norm and
 // LocalResponseNorm: the channel-window mean of the squares as an average pool. Autograd and
 // every device follow from layer_norm, avg_pool2d and the elementwise ops.
 #include "ember/nn/functional.h"
@@ -8,6 +8,7 @@
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
 #include "nn/describe.h"
+#include "ops/row_norm.h"
 
 namespace ember {
 
@@ -27,14 +28,16 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight,
                 "input, but got weight of shape ",
                 t->sizes(), " and input of shape ", input.sizes());
   }
-  const int64_t group_size = N == 0 ? 0 : input.numel() / (N * num_groups);
-  Tensor out = layer_norm(input.reshape({N, num_groups, group_size}), {group_size}, {}, {}, eps)
-                   .reshape(input.sizes());
-  DimVector channel_shape(input.dim(), 1);
-  channel_shape[1] = C;
-  if (weight.defined()) out = out * weight.reshape(channel_shape);
-  if (bias.defined()) out = out + bias.reshape(channel_shape);
-  return out;
+  int64_t positions = 1;  // per channel
+  for (int64_t d = 2; d < input.dim(); ++d) positions *= input.size(d);
+  RowNormGeometry g;
+  g.groups = num_groups;
+  g.rows = N * num_groups;
+  g.weights_per_group = C / num_groups;
+  g.row_size = g.weights_per_group * positions;
+  g.eps = eps;
+  return detail::normalize_rows("group_norm", "NativeGroupNormBackward0", input, g, weight, bias)
+      .out;
 }
 
 namespace nn {

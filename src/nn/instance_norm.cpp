@@ -1,12 +1,13 @@
-// instance_norm and InstanceNorm1d/2d/3d: batch_norm over [1, N * C, positions], so each
-// (sample, channel) is its own channel; running statistics, when kept, are repeated per sample
-// going in and averaged over the samples coming out (PyTorch's formulation).
+// instance_norm and InstanceNorm1d/2d/3d: the row_norm kernels (ops/row_norm.h) with one row per
+// (sample, channel); running statistics, when kept, are each sample's averaged over the samples
+// (PyTorch's formulation), and with use_input_stats=false they normalise, as batch_norm's eval.
 #include "ember/autograd.h"
 #include "ember/nn/init.h"
 #include "ember/nn/modules/instancenorm.h"
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
 #include "nn/describe.h"
+#include "ops/row_norm.h"
 
 namespace ember {
 
@@ -29,16 +30,30 @@ Tensor instance_norm(const Tensor& input, const Tensor& weight, const Tensor& bi
   const int64_t positions = N * C == 0 ? 0 : input.numel() / (N * C);
   EMBER_CHECK(!use_input_stats || positions > 1, ValueError,
               "Expected more than 1 spatial element when training, got input size ", input.sizes());
-  auto repeated = [N](const Tensor& t) { return t.defined() ? t.repeat({N}) : Tensor(); };
-  Tensor mean = repeated(running_mean), var = repeated(running_var);
-  Tensor out = batch_norm(input.reshape({1, N * C, positions}), repeated(weight), repeated(bias),
-                          mean, var, use_input_stats, momentum, eps);
-  if (use_input_stats && running_mean.defined()) {
-    NoGradGuard no_grad;
-    running_mean.copy_(mean.view({N, C}).mean(0));
-    running_var.copy_(var.view({N, C}).mean(0));
+  if (!use_input_stats) {  // the running statistics of each channel, for every sample
+    auto repeated = [N](const Tensor& t) { return t.defined() ? t.repeat({N}) : Tensor(); };
+    Tensor mean = repeated(running_mean), var = repeated(running_var);
+    return batch_norm(input.reshape({1, N * C, positions}), repeated(weight), repeated(bias), mean,
+                      var, false, momentum, eps)
+        .view(input.sizes());
   }
-  return out.view(input.sizes());
+  RowNormGeometry g;
+  g.rows = N * C;
+  g.row_size = positions;
+  g.groups = C;
+  g.weights_per_group = 1;
+  g.eps = eps;
+  detail::RowNormResult r =
+      detail::normalize_rows("instance_norm", "NativeBatchNormBackward0", input, g, weight, bias);
+  if (running_mean.defined()) {  // each sample's statistics, averaged over the samples
+    NoGradGuard no_grad;
+    const double n = static_cast<double>(positions);
+    const Tensor var = (r.rstd.pow(-2) - eps).view({N, C}).mean(0);
+    running_mean.mul_(1 - momentum)
+        .add_(r.mean.view({N, C}).mean(0).to(running_mean.dtype()), momentum);
+    running_var.mul_(1 - momentum).add_(var.to(running_var.dtype()), momentum * n / (n - 1));
+  }
+  return r.out;
 }
 
 namespace nn::detail {

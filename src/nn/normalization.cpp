@@ -1,5 +1,5 @@
-// batch_norm and layer_norm, composed from reductions and elementwise ops (autograd follows),
-// and the BatchNorm1d/2d and LayerNorm modules.
+// batch_norm, composed from reductions and elementwise ops (autograd follows); layer_norm, the
+// row_norm kernels (ops/row_norm.h); and the BatchNorm1d/2d and LayerNorm modules.
 #include <cmath>
 
 #include "core/autocast_hook.h"
@@ -9,6 +9,7 @@
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
 #include "nn/describe.h"
+#include "ops/row_norm.h"
 
 namespace ember {
 namespace {
@@ -107,18 +108,15 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
                 "layer_norm(): weight and bias must have shape ", IntArrayRef(normalized_shape),
                 ", got ", t->sizes());
   }
-  if (is_16_bit(input)) {  // in float32, rounded once (as batch_norm)
-    return layer_norm(input.to(kFloat), normalized_shape, as_float(weight), as_float(bias), eps)
-        .to(input.dtype());
-  }
-  DimVector dims;
-  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
-  Tensor mean = input.mean(dims, true);
-  Tensor var = input.var(dims, false, true);
-  Tensor out = (input - mean) * rsqrt(var + eps);
-  if (weight.defined()) out = out * weight;
-  if (bias.defined()) out = out + bias;
-  return out;
+  RowNormGeometry g;
+  g.row_size = 1;
+  for (int64_t n : normalized_shape) g.row_size *= n;
+  g.rows = 1;
+  for (int64_t d = 0; d < input.dim() - k; ++d) g.rows *= input.size(d);
+  g.weights_per_group = g.row_size;
+  g.eps = eps;
+  return detail::normalize_rows("layer_norm", "NativeLayerNormBackward0", input, g, weight, bias)
+      .out;
 }
 
 namespace nn {

@@ -50,6 +50,14 @@ const char* random_label(RandomKind kind) {
                                       : "ember::random_";
 }
 
+// PyTorch's names: layer_norm's geometry (one group, a weight per element) is native_layer_norm,
+// the others native_group_norm (instance_norm is a group_norm of one channel per group here).
+const char* row_norm_label(const RowNormGeometry& g, bool backward) {
+  const bool layer = g.groups == 1 && g.inner() == 1;
+  return layer ? (backward ? "ember::native_layer_norm_backward" : "ember::native_layer_norm")
+               : (backward ? "ember::native_group_norm_backward" : "ember::native_group_norm");
+}
+
 // A family's forwarder: one op range with the row's label, outputs and inputs around the call.
 #define EMBER_PROFILED_FAMILY(name, ret, params, args, label, outputs, inputs, meta) \
   ret name params override {                                                         \

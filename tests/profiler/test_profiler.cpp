@@ -725,6 +725,22 @@ std::vector<FamilyCall> every_family_call() {
        },
        "ember::_scaled_dot_product_flash_attention_backward",
        {{1, 2, 3, 6}, {1, 2, 3, 5}, {1, 1, 4, 5}, {1, 1, 4, 6}}},
+      {"row_norm",
+       [](Backend& b) {
+         const RowNormGeometry n{6, 8, 3, 2, 1e-5};  // group_norm: 3 groups, 2 channels of 4
+         b.row_norm(meta({2, 6, 4}), meta({6}), meta({6}), meta({2, 6, 4}), meta({6}), meta({6}),
+                    n);
+       },
+       "ember::native_group_norm",
+       {{2, 6, 4}}},
+      {"row_norm_backward",
+       [](Backend& b) {
+         const RowNormGeometry n{4, 5, 1, 5, 1e-5};  // layer_norm over the last 5
+         b.row_norm_backward(meta({4, 5}), meta({5}), Tensor(), meta({4, 5}), meta({4, 5}),
+                             meta({4}), meta({4}), meta({5}), n);
+       },
+       "ember::native_layer_norm_backward",
+       {{4, 5}, {4, 5}}},
       {"lu_factor",
        [](Backend& b) {
          b.lu_factor(meta({2, 3, 3}), meta({2, 3}, kInt), meta({2}, kInt));
