@@ -4,15 +4,17 @@
 //     deviations about the mean, each combined over the block in a fixed order (warp_reduce.cuh),
 //     then the write pass.
 //   Backward, grad_in: one block per row, its two sums combined the same way, then the write.
-//   Backward, weight gradients: layer_norm's (a weight per element) one thread per weight element
-//     walking the rows, so neighbouring threads read neighbouring elements; group and instance
-//     norm's (a weight per run of `inner` elements) one block per weight element over its runs.
+//   Backward, weight gradients: layer_norm's (a weight per element) one thread per (weight
+//     element, chunk of rows), so neighbouring threads read neighbouring elements, then one thread
+//     per weight element adding its chunks in order; group and instance norm's (a weight per run
+//     of `inner` elements) one block per weight element over its runs.
 // No atomics, so every gradient has the same bits on every run.
 #include <math.h>
 
 #include <algorithm>
 #include <cstdint>
 
+#include "core/tensor_factory.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/loop.cuh"
 #include "cuda/warp_reduce.cuh"
@@ -102,21 +104,42 @@ __device__ __forceinline__ int64_t rows_per_group(const RowNormGeometry& g) {
   return g.rows / g.groups;
 }
 
-// A weight per element (inner == 1): thread j walks its rows.
+// A weight per element (inner == 1), in two steps so that a few hundred weights still fill the
+// GPU: thread (j, chunk) sums weight j over its chunk of rows into partial[chunk][j] (dw, then db
+// after chunks * total), then one thread per weight adds its chunks in order.
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    row_norm_weight_grad_elements_kernel(T* dw, T* db, const T* dy, const T* x, const T* means,
-                                         const T* rstds, RowNormGeometry g) {
+    row_norm_weight_grad_partial_kernel(T* partial, const T* dy, const T* x, const T* means,
+                                        const T* rstds, int64_t chunks, RowNormGeometry g) {
   const int64_t W = g.weights_per_group, total = g.weight_count(), K = g.row_size;
+  const int64_t rows = rows_per_group(g), per_chunk = (rows + chunks - 1) / chunks;
+  const int64_t chunk = blockIdx.y;
+  const int64_t end = rows < (chunk + 1) * per_chunk ? rows : (chunk + 1) * per_chunk;
   for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < total;
        j += int64_t(gridDim.x) * blockDim.x) {
     const int64_t group = j / W, k = j % W;
     T sw = 0, sb = 0;
-    for (int64_t n = 0; n < rows_per_group(g); ++n) {
+    for (int64_t n = chunk * per_chunk; n < end; ++n) {
       const int64_t r = group + n * g.groups;
       const T d = dy[r * K + k];
       sw += d * (x[r * K + k] - means[r]) * rstds[r];
       sb += d;
+    }
+    partial[chunk * total + j] = sw;
+    partial[(chunks + chunk) * total + j] = sb;
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    row_norm_weight_grad_combine_kernel(T* dw, T* db, const T* partial, int64_t chunks,
+                                        int64_t total) {
+  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < total;
+       j += int64_t(gridDim.x) * blockDim.x) {
+    T sw = 0, sb = 0;
+    for (int64_t c = 0; c < chunks; ++c) {
+      sw += partial[c * total + j];
+      sb += partial[(chunks + c) * total + j];
     }
     if (dw) dw[j] = sw;
     if (db) db[j] = sb;
@@ -192,11 +215,18 @@ void backward(const Tensor& grad_in, const Tensor& grad_weight, const Tensor& gr
   }
   if ((grad_weight.defined() || grad_bias.defined()) && g.weight_count() > 0) {
     if (g.inner() == 1) {
-      launch_kernel(EMBER_KERNEL(row_norm_weight_grad_elements_kernel<T>),
-                    {grid_for(g.weight_count()), kThreads, 0, stream},
-                    mutable_or_null<T>(grad_weight), mutable_or_null<T>(grad_bias),
-                    grad_out.data_ptr<T>(), in.data_ptr<T>(), mean.data_ptr<T>(),
-                    rstd.data_ptr<T>(), g);
+      // Enough (weight, chunk) threads to fill the GPU, each chunk at least 16 rows.
+      const int64_t total = g.weight_count(), rows = g.rows / g.groups;
+      const int64_t wanted = (int64_t(1) << 16) / total + 1;
+      const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(wanted, rows / 16));
+      Tensor partial = make_empty({2 * chunks * total}, in.scalar_type(), in.device());
+      const dim3 grid(grid_for(total), static_cast<unsigned>(chunks));
+      launch_kernel(EMBER_KERNEL(row_norm_weight_grad_partial_kernel<T>),
+                    {grid, kThreads, 0, stream}, partial.data_ptr<T>(), grad_out.data_ptr<T>(),
+                    in.data_ptr<T>(), mean.data_ptr<T>(), rstd.data_ptr<T>(), chunks, g);
+      launch_kernel(EMBER_KERNEL(row_norm_weight_grad_combine_kernel<T>),
+                    {grid_for(total), kThreads, 0, stream}, mutable_or_null<T>(grad_weight),
+                    mutable_or_null<T>(grad_bias), partial.data_ptr<T>(), chunks, total);
     } else {
       launch_kernel(
           EMBER_KERNEL(row_norm_weight_grad_runs_kernel<T>),
