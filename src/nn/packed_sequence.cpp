@@ -98,10 +98,14 @@ PackedSequence pack_padded_sequence(Tensor input, Tensor lengths, bool batch_fir
   // batch_sizes[t]: how many sequences are longer than t (lengths are sorted, longest first).
   std::vector<int64_t> batch_sizes;
   std::vector<Tensor> steps;
+  // The time steps as one unbind node (a select per step would cost a zeros tensor of the whole
+  // input in each step's backward).
+  const std::vector<Tensor> all_steps =
+      l.empty() || l.front() == 0 ? std::vector<Tensor>() : input.unbind(0);
   for (int64_t t = 0; !l.empty() && t < l.front(); ++t) {
     const int64_t live = std::count_if(l.begin(), l.end(), [t](int64_t n) { return n > t; });
     batch_sizes.push_back(live);
-    steps.push_back(input.select(0, t).narrow(0, 0, live));
+    steps.push_back(all_steps[static_cast<size_t>(t)].narrow(0, 0, live));
   }
   Tensor sizes = tensor(batch_sizes, kLong);
   Tensor data = steps.empty() ? input.flatten(0, 1).narrow(0, 0, 0) : cat(steps, 0);
@@ -122,10 +126,16 @@ std::tuple<Tensor, Tensor> pad_packed_sequence(const PackedSequence& sequence, b
               steps_out, " and max sequence length being ", T);
   const Tensor& data = sequence.data();
   std::vector<Tensor> steps;
+  // Each step's rows from one split node (one cat in the backward, not a zeros tensor per step).
+  int64_t packed_rows = 0;
+  for (int64_t n : batch_sizes) packed_rows += n;
+  std::vector<Tensor> step_rows;
+  if (T > 0 && packed_rows == data.size(0)) step_rows = data.split_with_sizes(batch_sizes, 0);
   int64_t offset = 0;
   for (int64_t t = 0; t < steps_out; ++t) {
     const int64_t live = t < T ? batch_sizes[static_cast<size_t>(t)] : 0;
-    Tensor rows = data.narrow(0, offset, live);
+    Tensor rows = t < static_cast<int64_t>(step_rows.size()) ? step_rows[static_cast<size_t>(t)]
+                                                             : data.narrow(0, offset, live);
     offset += live;
     steps.push_back(live == B ? rows : cat({rows, filled_rows(data, B - live, padding_value)}, 0));
   }

@@ -36,19 +36,21 @@ void step(Cell cell, const Tensor& xw, Tensor& h, Tensor& c, const Tensor& w_hh,
   Tensor hw = ember::linear(h, w_hh, b_hh);
   switch (cell) {
     case Cell::LSTM: {
-      Tensor gates = xw + hw;
-      Tensor in = sigmoid(gates.narrow(-1, 0, H));
-      Tensor forget = sigmoid(gates.narrow(-1, H, H));
-      Tensor cell_gate = tanh(gates.narrow(-1, 2 * H, H));
-      Tensor out = sigmoid(gates.narrow(-1, 3 * H, H));
+      // One split node: its backward is one cat of the four gates' gradients.
+      const std::vector<Tensor> gates = (xw + hw).split(H, -1);
+      Tensor in = sigmoid(gates[0]);
+      Tensor forget = sigmoid(gates[1]);
+      Tensor cell_gate = tanh(gates[2]);
+      Tensor out = sigmoid(gates[3]);
       c = forget * c + in * cell_gate;
       h = out * tanh(c);
       return;
     }
     case Cell::GRU: {
-      Tensor reset = sigmoid(xw.narrow(-1, 0, H) + hw.narrow(-1, 0, H));
-      Tensor update = sigmoid(xw.narrow(-1, H, H) + hw.narrow(-1, H, H));
-      Tensor candidate = tanh(xw.narrow(-1, 2 * H, H) + reset * hw.narrow(-1, 2 * H, H));
+      const std::vector<Tensor> x3 = xw.split(H, -1), h3 = hw.split(H, -1);
+      Tensor reset = sigmoid(x3[0] + h3[0]);
+      Tensor update = sigmoid(x3[1] + h3[1]);
+      Tensor candidate = tanh(x3[2] + reset * h3[2]);
       h = (h - candidate) * update + candidate;
       return;
     }
@@ -192,8 +194,11 @@ std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
         step(cell, xw, h_step, c_step, w_hh, b_hh, H);
         if (w_hr.defined()) h_step = ember::linear(h_step, w_hr);
       };
-      // Every time step's input projection at once: [T, B, G * H].
+      // Every time step's input projection at once: [T, B, G * H], unbound into steps by one
+      // node (a select per step would fill a zeros tensor of all T steps in each backward).
       Tensor projected = ember::linear(layer_input, w_ih, b_ih);
+      const std::vector<Tensor> projected_steps =
+          T > 0 ? projected.unbind(0) : std::vector<Tensor>();
       Tensor h = h0.select(0, index);
       Tensor c = cell == Cell::LSTM ? c0.select(0, index) : Tensor();
       std::vector<Tensor> outputs(static_cast<size_t>(T));
@@ -202,7 +207,7 @@ std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
         const int64_t t = d == 0 ? s : T - 1 - s;
         const int64_t live = batch_sizes.empty() ? B : batch_sizes[static_cast<size_t>(t)];
         if (live == B) {
-          advance(projected.select(0, t), h, c);
+          advance(projected_steps[static_cast<size_t>(t)], h, c);
           outputs[static_cast<size_t>(t)] = h;
           continue;
         }
@@ -210,7 +215,7 @@ std::tuple<Tensor, Tensor, Tensor> run_rnn(const RNNOptionsBase& o,
         // state (finished ones going forward; not yet started ones, still h0, going backward).
         Tensor h_live = h.narrow(0, 0, live);
         Tensor c_live = c.defined() ? c.narrow(0, 0, live) : Tensor();
-        advance(projected.select(0, t).narrow(0, 0, live), h_live, c_live);
+        advance(projected_steps[static_cast<size_t>(t)].narrow(0, 0, live), h_live, c_live);
         h = cat({h_live, h.narrow(0, live, B - live)}, 0);
         if (c.defined()) c = cat({c_live, c.narrow(0, live, B - live)}, 0);
         outputs[static_cast<size_t>(t)] = cat({h_live, zeros({B - live, width}, h.options())}, 0);
@@ -305,8 +310,9 @@ std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> run_rnn_packed(
   Tensor c0 = lstm ? in_packed_order(cx, "hidden[1]") : Tensor();
   auto [out, h_n, c_n] = detail::run_rnn(o, weights, training, padded, h0, c0, batch_sizes);
   std::vector<Tensor> steps;
+  const std::vector<Tensor> out_steps = batch_sizes.empty() ? std::vector<Tensor>() : out.unbind(0);
   for (size_t t = 0; t < batch_sizes.size(); ++t) {
-    steps.push_back(out.select(0, static_cast<int64_t>(t)).narrow(0, 0, batch_sizes[t]));
+    steps.push_back(out_steps[t].narrow(0, 0, batch_sizes[t]));
   }
   PackedSequence result(steps.empty() ? out.flatten(0, 1) : cat(steps, 0), sizes, sorted,
                         packed.unsorted_indices());

@@ -145,6 +145,34 @@ Tensor narrow_piece(const Tensor& t, int64_t d, int64_t start, int64_t length, c
   return out;
 }
 
+// One node for all the pieces of a split or an unbind (PyTorch's SplitBackward0 and
+// UnbindBackward0): its backward joins the pieces' gradients with one cat or stack, zeros for the
+// pieces that got none. A node per piece would fill a zeros tensor of the whole input for each
+// piece: quadratic work for an RNN that unbinds its time steps.
+void record_pieces(const char* name, const Tensor& self, const std::vector<Tensor>& pieces,
+                   int64_t d, bool stacked) {
+  if (pieces.empty() || !autograd::needs_grad({self})) return;
+  std::vector<DimVector> shapes;
+  shapes.reserve(pieces.size());
+  for (const Tensor& p : pieces) shapes.emplace_back(p.sizes());
+  autograd::record(name, pieces, {self}, [shapes, d, stacked](const variable_list& g) {
+    const Tensor* any = nullptr;
+    for (const Tensor& t : g) {
+      if (t.defined()) {
+        any = &t;
+        break;
+      }
+    }
+    if (!any) return variable_list{Tensor()};
+    std::vector<Tensor> parts;
+    parts.reserve(shapes.size());
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      parts.push_back(i < g.size() && g[i].defined() ? g[i] : zeros(shapes[i], any->options()));
+    }
+    return variable_list{stacked ? stack(parts, d) : cat(parts, d)};
+  });
+}
+
 // Room for n views; a count no vector can hold (chunk(2^62) of an empty dim, unbind of an
 // expanded dim of 2^62) is an OutOfMemoryError rather than std::length_error or std::bad_alloc.
 void reserve_pieces(std::vector<Tensor>& out, int64_t n, const char* op) {
@@ -461,9 +489,9 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
   reserve_pieces(out, pieces, "split");
   for (int64_t i = 0; i < pieces; ++i) {
     int64_t start = i * split_size;
-    out.push_back(
-        narrow_piece(*this, d, start, std::min(split_size, size - start), "SplitBackward0"));
+    out.push_back(slice_view(*this, d, start, start + std::min(split_size, size - start), 1));
   }
+  record_pieces("SplitBackward0", *this, out, d, false);
   return out;
 }
 
@@ -490,14 +518,8 @@ std::vector<Tensor> Tensor::unbind(int64_t dim) const {
   bool grad = autograd::needs_grad({*this});
   std::vector<Tensor> out;
   reserve_pieces(out, sizes()[d], "unbind");
-  for (int64_t i = 0; i < sizes()[d]; ++i) {
-    out.push_back(select_view(*this, d, i));
-    if (grad) {
-      autograd::record(
-          "UnbindBackward0", out.back(), {*this},
-          scatter_into_zeros(sizes(), [=](const Tensor& z) { return select_view(z, d, i); }));
-    }
-  }
+  for (int64_t i = 0; i < sizes()[d]; ++i) out.push_back(select_view(*this, d, i));
+  if (grad) record_pieces("UnbindBackward0", *this, out, d, true);
   return out;
 }
 
@@ -522,9 +544,10 @@ std::vector<Tensor> Tensor::split_with_sizes(IntArrayRef split_sizes, int64_t di
   reserve_pieces(out, static_cast<int64_t>(split_sizes.size()), "split_with_sizes");
   int64_t start = 0;
   for (int64_t s : split_sizes) {
-    out.push_back(narrow_piece(*this, d, start, s, "SplitWithSizesBackward0"));
+    out.push_back(slice_view(*this, d, start, start + s, 1));
     start += s;
   }
+  record_pieces("SplitWithSizesBackward0", *this, out, d, false);
   return out;
 }
 

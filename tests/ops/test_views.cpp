@@ -314,6 +314,36 @@ TEST(ViewsAutograd, ViewsOfGradTensorsRequireGrad) {
   EXPECT_FALSE(x.detach().t().requires_grad());
 }
 
+// split, split_with_sizes and unbind record one node for all their pieces, as PyTorch does: the
+// pieces share a grad_fn and differ in output_nr, and a backward through some of the pieces fills
+// zeros for the others (one cat or stack, not a whole-size zeros tensor per piece).
+TEST(ViewsAutograd, PiecesOfASplitShareOneNode) {
+  Tensor x = arange(12, kFloat).reshape({3, 4});
+  x.requires_grad_(true);
+  std::vector<Tensor> rows = x.unbind(0);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].grad_fn(), rows[2].grad_fn());
+  EXPECT_EQ(rows[2].output_nr(), 2u);
+  std::vector<Tensor> cols = x.split_with_sizes({1, 3}, 1);
+  EXPECT_EQ(cols[0].grad_fn(), cols[1].grad_fn());
+  EXPECT_EQ(cols[0].grad_fn()->name(), "SplitWithSizesBackward0");
+  std::vector<Tensor> halves = x.split(2, 1);
+  EXPECT_EQ(halves[0].grad_fn(), halves[1].grad_fn());
+
+  // Only row 1 and the second half reach the loss.
+  (rows[1] * 3).sum().add(halves[1].sum() * 2).backward();
+  Tensor expected =
+      tensor({0.f, 0.f, 2.f, 2.f, 3.f, 3.f, 5.f, 5.f, 0.f, 0.f, 2.f, 2.f}).reshape({3, 4});
+  EXPECT_TRUE(x.grad().equal(expected)) << x.grad();
+
+  // unbind along dim 1 stacks the gradient back along dim 1.
+  x.mutable_grad() = Tensor();
+  x.unbind(1)[3].sum().backward();
+  Tensor column = zeros({3, 4});
+  column.select(1, 3).fill_(1);
+  EXPECT_TRUE(x.grad().equal(column)) << x.grad();
+}
+
 TEST(ViewsAutograd, GradientsMatchTorch) {
   Tensor x = randn({2, 3, 4});
   check_grad(
