@@ -36,7 +36,8 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
 //   are src/profiler's), (the tensors the profiler charges: outputs, whose device it shows),
 //   (the inputs whose shapes it records),
 //   meta: meta_skip (meta runs no kernel: an empty body) or meta_by_hand (src/meta writes it).
-// Backend::allocator is not a family (no kernel, no profiler op) and is written by hand.
+// Backend::allocator and has_convolution are not families (no kernel, no profiler op) and are
+// written by hand.
 // clang-format off
 #define EMBER_BACKEND_FAMILIES(X)                                                                  \
   /* out[i] = value. */                                                                            \
@@ -147,6 +148,23 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
     (const Tensor& grad_in, const Tensor& grad_out, const Tensor& indices, const Window& g),       \
     (grad_in, grad_out, indices, g), "ember::max_pool2d_with_indices_backward", (grad_in),         \
     (grad_out, indices), meta_skip)                                                                \
+  /* Direct convolution, only where has_convolution() said yes (else the front end composes */   \
+  /* im2col and a GEMM): out [N, O, D', H', W'] = in [N, C, D, H, W] (contiguous; g.channels */    \
+  /* == C) convolved with weight [O, C / groups, kd, kh, kw] over g's windows, plus bias [O] */    \
+  /* where defined. 2-D convolutions come as D = kd = 1. */                                      \
+  X(convolution, void,                                                                             \
+    (const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias,               \
+     const Window& g, int64_t groups),                                                             \
+    (out, in, weight, bias, g, groups), "ember::convolution", (out), (in, weight), meta_skip)      \
+  /* Its gradients from grad_out and the forward's in and weight; each of grad_in, */             \
+  /* grad_weight and grad_bias is computed only when defined. */                                   \
+  X(convolution_backward, void,                                                                    \
+    (const Tensor& grad_in, const Tensor& grad_weight, const Tensor& grad_bias,                    \
+     const Tensor& grad_out, const Tensor& in, const Tensor& weight, const Window& g,               \
+     int64_t groups),                                                                              \
+    (grad_in, grad_weight, grad_bias, grad_out, in, weight, g, groups),                            \
+    "ember::convolution_backward", (grad_in, grad_weight, grad_bias), (grad_out, in, weight),      \
+    meta_skip)                                                                                     \
   /* layer_norm, group_norm and instance_norm (kernel_math/row_norm.h has the math and which */  \
   /* weight element each element takes): every row of in [rows, row_size] (contiguous, float32 */ \
   /* or float64) normalised into out, scaled by weight and shifted by bias where they are */      \
@@ -219,6 +237,13 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual Allocator* allocator(Device device) = 0;
+  // Whether the convolution families have a kernel for this case (in's dtype and device, g's
+  // window, groups). Not a family: it runs nothing. Where it says no, the front end composes
+  // im2col and a GEMM, so a backend without direct convolutions keeps the default.
+  virtual bool has_convolution(const Tensor& in, const Window& g, int64_t groups) {
+    (void)in, (void)g, (void)groups;
+    return false;
+  }
   EMBER_BACKEND_FAMILIES(EMBER_BACKEND_PURE_VIRTUAL)
 };
 

@@ -11,16 +11,12 @@
 #include "core/backend.h"
 #include "core/tensor_factory.h"
 #include "cpu/bf16_gemm.h"
+#include "cpu_dnnl/dnnl_engine.h"
 
 namespace ember::cpu {
 namespace {
 
 using dnnl::memory;
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
 
 // A matrix oneDNN's fast kernels read: row-major or column-major (sizes of 1 fit both).
 bool plain_matrix(const Tensor& t) {
@@ -60,12 +56,13 @@ bool run_matmul(const Tensor& out, memory::data_type out_type, const Tensor& a, 
   const memory::desc a_md = describe(a, memory::data_type::bf16);
   const memory::desc b_md = describe(b, memory::data_type::bf16);
   const memory::desc c_md = describe(out, out_type);
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, cpu_engine());
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, dnnl_cpu_engine());
   if (std::strncmp(pd.impl_info_str(), "ref", 3) == 0) return false;
-  dnnl::stream stream(cpu_engine());
-  dnnl::matmul(pd).execute(stream, {{DNNL_ARG_SRC, memory(a_md, cpu_engine(), a.data_ptr())},
-                                    {DNNL_ARG_WEIGHTS, memory(b_md, cpu_engine(), b.data_ptr())},
-                                    {DNNL_ARG_DST, memory(c_md, cpu_engine(), out.data_ptr())}});
+  dnnl::stream stream(dnnl_cpu_engine());
+  dnnl::matmul(pd).execute(stream,
+                           {{DNNL_ARG_SRC, memory(a_md, dnnl_cpu_engine(), a.data_ptr())},
+                            {DNNL_ARG_WEIGHTS, memory(b_md, dnnl_cpu_engine(), b.data_ptr())},
+                            {DNNL_ARG_DST, memory(c_md, dnnl_cpu_engine(), out.data_ptr())}});
   stream.wait();
   return true;
 }
@@ -104,7 +101,7 @@ const char* bf16_gemm_kernel() {
   static const std::string kernel = [] {
     try {
       const memory::desc md({1, 64, 64}, memory::data_type::bf16, {64 * 64, 64, 1});
-      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(md, md, md), cpu_engine());
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(md, md, md), dnnl_cpu_engine());
       const std::string impl = pd.impl_info_str();
       return impl.rfind("ref", 0) == 0 ? std::string() : impl;
     } catch (const dnnl::error&) {

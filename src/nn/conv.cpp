@@ -1,5 +1,6 @@
-// im2col, col2im, conv1d and conv2d. The convolution is im2col and one GEMM (a batched one per
-// group), front ends of ops/window_ops.h, so CPU and CUDA share the code; autograd comes from the
+// im2col, col2im, conv1d and conv2d. The convolution is the backend's direct kernel where it has
+// one (oneDNN's on the CPU for float32), else im2col and one GEMM (a batched one per group), front
+// ends of ops/window_ops.h, so CPU and CUDA share the code; that form's autograd comes from the
 // GEMM and from im2col, whose gradient is col2im. conv1d is conv2d over a height of 1.
 #include "core/autocast_hook.h"
 
@@ -19,9 +20,9 @@ void check_positive(ExpandingArray<2> a, const char* what, const char* op) {
               " must be greater than zero, but got ", a);
 }
 
-// Columns [N, K, L]: column l holds the window of output position l, K = C * kh * kw.
-Tensor columns(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dilation,
-               const ConvPadding& pad, ExpandingArray<2> stride, int64_t* out_h, int64_t* out_w) {
+// The windows of a convolution or an im2col of x [N, C, H, W], checked.
+Window conv_window(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dilation,
+                   const ConvPadding& pad, ExpandingArray<2> stride) {
   const int64_t C = x.size(1), H = x.size(2), W = x.size(3);
   Window g{C,       H,        W,           k[0],        k[1], stride[0], stride[1],
            pad.top, pad.left, dilation[0], dilation[1], 0,    0};
@@ -34,9 +35,7 @@ Tensor columns(const Tensor& x, ExpandingArray<2> k, ExpandingArray<2> dilation,
               "; the output would be empty");
   EMBER_CHECK(x.is_floating_point(), TypeError, "conv2d(): expected a floating point input, got ",
               python_name(x.dtype()));
-  *out_h = g.out_h;
-  *out_w = g.out_w;
-  return im2col_columns(x, g);
+  return g;
 }
 
 Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias,
@@ -61,11 +60,16 @@ Tensor conv2d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias
               ") must be divisible by groups (", groups, ")");
   EMBER_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == O), ValueError,
               "conv2d(): bias must have shape [", O, "], got ", bias.sizes());
-  int64_t oh = 0, ow = 0;
-  ExpandingArray<2> k({weight.size(2), weight.size(3)});
-  Tensor cols = columns(input, k, dilation, pad, stride, &oh, &ow);  // [N, C*kh*kw, L]
-  // Each group convolves its own channels with its own filters.
-  return grouped_conv_gemm(cols, weight, bias, groups).view({N, O, oh, ow});
+  const Window g = conv_window(input, {weight.size(2), weight.size(3)}, dilation, pad, stride);
+  const auto composed = [g, groups, N, O](const Tensor& x, const Tensor& w, const Tensor& b) {
+    const Tensor cols = im2col_columns(x, g);  // [N, C*kh*kw, L]
+    // Each group convolves its own channels with its own filters.
+    return grouped_conv_gemm(cols, w, b, groups).view({N, O, g.out_h, g.out_w});
+  };
+  if (has_direct_convolution(input, weight, bias, g, groups)) {
+    return direct_convolution(input, weight, bias, g, groups, composed);
+  }
+  return composed(input, weight, bias);
 }
 
 }  // namespace
@@ -77,10 +81,10 @@ Tensor im2col(const Tensor& input, ExpandingArray<2> kernel_size, ExpandingArray
   check_positive(kernel_size, "kernel_size", "im2col");
   check_positive(stride, "stride", "im2col");
   check_positive(dilation, "dilation", "im2col");
-  int64_t oh = 0, ow = 0;
-  Tensor cols = columns(input, kernel_size, dilation,
-                        {padding[0], padding[1], padding[0], padding[1]}, stride, &oh, &ow);
-  return cols;
+  // Columns [N, K, L]: column l holds the window of output position l, K = C * kh * kw.
+  return im2col_columns(input,
+                        conv_window(input, kernel_size, dilation,
+                                    {padding[0], padding[1], padding[0], padding[1]}, stride));
 }
 
 Tensor col2im(const Tensor& input, ExpandingArray<2> output_size, ExpandingArray<2> kernel_size,

@@ -54,8 +54,14 @@ Tensor conv3d_impl(const Tensor& input, const Tensor& weight, const Tensor& bias
               "conv3d(): the input of shape ", input.sizes(),
               " (with padding) is smaller than the kernel ", IntArrayRef(k, 3), " with dilation ",
               dilation, "; the output would be empty");
-  const Tensor cols = im2col_columns(input, g);  // [N, C * kd * kh * kw, L]
-  return grouped_conv_gemm(cols, weight, bias, groups).view({N, O, g.out_d, g.out_h, g.out_w});
+  const auto composed = [g, groups, N, O](const Tensor& x, const Tensor& w, const Tensor& b) {
+    const Tensor cols = im2col_columns(x, g);  // [N, C * kd * kh * kw, L]
+    return grouped_conv_gemm(cols, w, b, groups).view({N, O, g.out_d, g.out_h, g.out_w});
+  };
+  if (has_direct_convolution(input, weight, bias, g, groups)) {
+    return direct_convolution(input, weight, bias, g, groups, composed);
+  }
+  return composed(input, weight, bias);
 }
 
 }  // namespace

@@ -131,4 +131,62 @@ Tensor grouped_conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor&
   return cat(outs, 1);
 }
 
+bool has_direct_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                            const Window& g, int64_t groups) {
+  if (input.numel() == 0 || weight.numel() == 0 || !input.is_floating_point()) return false;
+  if (weight.dtype() != input.dtype() || weight.device() != input.device()) return false;
+  if (bias.defined() && (bias.dtype() != input.dtype() || bias.device() != input.device())) {
+    return false;  // the composed path raises the error that names the mismatch
+  }
+  return backend_for(input).has_convolution(input, g, groups);
+}
+
+Tensor direct_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                          const Window& g, int64_t groups, ConvComposite composite) {
+  const Tensor in = input.contiguous(), w = weight.contiguous();
+  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  DimVector sizes{in.size(0), w.size(0)};
+  if (in.dim() == 5) sizes.push_back(g.out_d);
+  sizes.push_back(g.out_h);
+  sizes.push_back(g.out_w);
+  Tensor out = make_empty(sizes, in.dtype(), in.device());
+  backend_for(out).convolution(out, in, w, b, g, groups);
+  if (autograd::needs_grad({input, weight, bias})) {
+    const bool want_in = autograd::requires_grad_fast(input);
+    const bool want_weight = autograd::requires_grad_fast(weight);
+    const bool want_bias = autograd::requires_grad_fast(bias);
+    autograd::record(
+        "ConvolutionBackward0", out, {input, weight, bias},
+        [sin = autograd::SavedTensor(in), sweight = autograd::SavedTensor(w),
+         sbias = want_bias ? autograd::SavedTensor(bias) : autograd::SavedTensor(), want_in,
+         want_weight, want_bias, g, groups,
+         composite = std::move(composite)](const autograd::variable_list& grad) {
+          const Tensor x = sin.unpack(), wt = sweight.unpack();
+          if (GradMode::is_enabled()) {
+            // create_graph: the gradient of the composed form, which has a graph of its own.
+            const Tensor bt = sbias.defined() ? sbias.unpack() : Tensor();
+            autograd::variable_list wanted;
+            if (want_in) wanted.push_back(x);
+            if (want_weight) wanted.push_back(wt);
+            if (want_bias) wanted.push_back(bt);
+            const autograd::variable_list got =
+                autograd::grad({composite(x, wt, bt)}, wanted, {grad[0]}, true, true, true);
+            size_t i = 0;
+            const Tensor gin = want_in ? got[i++] : Tensor();
+            const Tensor gweight = want_weight ? got[i++] : Tensor();
+            const Tensor gbias = want_bias ? got[i++] : Tensor();
+            return autograd::variable_list{gin, gweight, gbias};
+          }
+          const Tensor go = grad[0].contiguous();
+          Tensor gin, gweight, gbias;
+          if (want_in) gin = make_empty(x.sizes(), x.dtype(), x.device());
+          if (want_weight) gweight = make_empty(wt.sizes(), wt.dtype(), wt.device());
+          if (want_bias) gbias = make_empty({wt.size(0)}, wt.dtype(), wt.device());
+          backend_for(go).convolution_backward(gin, gweight, gbias, go, x, wt, g, groups);
+          return autograd::variable_list{gin, gweight, gbias};
+        });
+  }
+  return out;
+}
+
 }  // namespace ember

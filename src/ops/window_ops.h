@@ -2,6 +2,7 @@
 // The front ends of convolution and pooling (internal; nn/conv.cpp and nn/pooling.cpp call them):
 // the backend's sliding-window kernels (kernel_math/window.h has the layouts) and the
 // convolution's GEMM, each with its gradient, so that src/nn reaches no backend itself.
+#include <functional>
 #include <tuple>
 
 #include "ember/tensor.h"
@@ -27,5 +28,18 @@ Tensor conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias);
 // the columns. out [N, O, L].
 Tensor grouped_conv_gemm(const Tensor& cols, const Tensor& weight, const Tensor& bias,
                          int64_t groups);
+
+// Whether conv2d/conv3d of these operands can be the backend's direct convolution (oneDNN's on the
+// CPU): one floating dtype and one device for all three, nothing empty, and a backend that has a
+// kernel for the case. Otherwise the caller composes im2col_columns and grouped_conv_gemm.
+bool has_direct_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                            const Window& g, int64_t groups);
+// The convolution of input [N, C, H, W] or [N, C, D, H, W] with weight (+ bias) over g's windows
+// by the backend's kernel; out [N, O, (out_d,) out_h, out_w]. Its gradient is the backend's
+// convolution_backward; a backward that builds a graph (create_graph) differentiates `composite`,
+// the same convolution composed of differentiable ops, instead.
+using ConvComposite = std::function<Tensor(const Tensor&, const Tensor&, const Tensor&)>;
+Tensor direct_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                          const Window& g, int64_t groups, ConvComposite composite);
 
 }  // namespace ember

@@ -72,6 +72,10 @@ class ProfiledBackend final : public Backend {
 
   // By hand: allocating is not an op.
   Allocator* allocator(Device device) override { return inner_.allocator(device); }
+  // By hand: a question, not an op (the convolution it allows is one).
+  bool has_convolution(const Tensor& in, const Window& g, int64_t groups) override {
+    return inner_.has_convolution(in, g, groups);
+  }
   EMBER_BACKEND_FAMILIES(EMBER_PROFILED_FAMILY)
 
  private:

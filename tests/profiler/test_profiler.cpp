@@ -708,6 +708,21 @@ std::vector<FamilyCall> every_family_call() {
        },
        "ember::max_pool2d_with_indices_backward",
        {{1, 3, 3}, {1, 9}}},
+      {"convolution",
+       [](Backend& b) {
+         const Window c{2, 5, 5, 3, 3, 1, 1, 0, 0, 1, 1, 3, 3};
+         b.convolution(meta({1, 3, 3, 3}), meta({1, 2, 5, 5}), meta({3, 2, 3, 3}), meta({3}), c, 1);
+       },
+       "ember::convolution",
+       {{1, 2, 5, 5}, {3, 2, 3, 3}}},
+      {"convolution_backward",
+       [](Backend& b) {
+         const Window c{2, 5, 5, 3, 3, 1, 1, 0, 0, 1, 1, 3, 3};
+         b.convolution_backward(meta({1, 2, 5, 5}), meta({3, 2, 3, 3}), Tensor(),
+                                meta({1, 3, 3, 3}), meta({1, 2, 5, 5}), meta({3, 2, 3, 3}), c, 1);
+       },
+       "ember::convolution_backward",
+       {{1, 3, 3, 3}, {1, 2, 5, 5}, {3, 2, 3, 3}}},
       {"attention",
        [](Backend& b) {
          const AttentionGeometry a{1, 2, 1, 3, 4, 5, 6, 0.5, false, 0.0, 0, 0, false, {}};
