@@ -6,6 +6,8 @@
 //   cuda::set_matmul_allow_tf32 (ember/cuda.h) float32 cuBLAS GEMMs may use TF32 tensor cores.
 //   cudnn::*                    kept and reported; Ember does not call cuDNN yet, so
 //                               cudnn::is_available() is false and nothing reads them.
+//   mkldnn::set_enabled         false: the CPU leaves oneDNN (its float32 convolutions and bfloat16
+//                               GEMMs) for the composed im2col + OpenBLAS paths.
 //   use_deterministic_algorithms  the CUDA kernels that accumulate with atomics (index_add,
 //                               scatter_add, max-pool backward) throw, or warn with warn_only.
 #include <cstdint>
@@ -43,5 +45,13 @@ EMBER_API void set_deterministic(bool value);
 EMBER_API bool allow_tf32();
 EMBER_API void set_allow_tf32(bool value);
 }  // namespace backends::cudnn
+
+namespace backends::mkldnn {
+// torch.backends.mkldnn.is_available(): whether this build has oneDNN (EMBER_DNNL).
+EMBER_API bool is_available();
+// torch.backends.mkldnn.enabled (default true): whether the CPU may use it.
+EMBER_API bool enabled();
+EMBER_API void set_enabled(bool value);
+}  // namespace backends::mkldnn
 
 }  // namespace ember

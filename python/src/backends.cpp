@@ -26,6 +26,9 @@ void init_backends(nb::module_& parent) {
   m.def("set_cudnn_deterministic", &cudnn::set_deterministic, "value"_a);
   m.def("cudnn_allow_tf32", &cudnn::allow_tf32);
   m.def("set_cudnn_allow_tf32", &cudnn::set_allow_tf32, "value"_a);
+  m.def("mkldnn_is_available", &backends::mkldnn::is_available);
+  m.def("mkldnn_enabled", &backends::mkldnn::enabled);
+  m.def("set_mkldnn_enabled", &backends::mkldnn::set_enabled, "value"_a);
 }
 
 }  // namespace ember::python

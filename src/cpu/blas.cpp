@@ -15,6 +15,7 @@
 #include "cpu/bf16_gemm.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "ember/backends.h"
 #include "kernel_math/dispatch.h"
 
 namespace ember::cpu {
@@ -167,7 +168,9 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doubl
   // 16-bit: widen each operand once, multiply (or sum the products) in float32, round once.
   if ((dt == kHalf || dt == kBFloat16) && a.dtype() == dt && b.dtype() == dt) {
     if (out.numel() == 0) return;
-    if (dt == kBFloat16 && bf16_gemm(out, a, b, alpha, beta)) return;  // oneDNN, when built in
+    if (dt == kBFloat16 && backends::mkldnn::enabled() && bf16_gemm(out, a, b, alpha, beta)) {
+      return;  // oneDNN, when built in and allowed
+    }
     Tensor af = widened(*this, a), bf = widened(*this, b);
     Tensor of = make_empty(out.sizes(), kFloat, out.device());
     if (beta != 0) copy(of, out, false);

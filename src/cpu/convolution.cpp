@@ -1,13 +1,14 @@
 // The convolution families on the CPU: oneDNN's kernels (cpu/dnnl_convolution.h) for float32 when
-// Ember is built with it; otherwise has_convolution() says no and the front end composes im2col
-// and a GEMM.
+// Ember is built with it and backends::mkldnn::enabled(); otherwise has_convolution() says no and
+// the front end composes im2col and a GEMM.
 #include "cpu/cpu_backend.h"
 #include "cpu/dnnl_convolution.h"
+#include "ember/backends.h"
 
 namespace ember::cpu {
 
 bool CpuBackend::has_convolution(const Tensor& in, const Window&, int64_t) {
-  return in.dtype() == kFloat && dnnl_convolution_available();
+  return in.dtype() == kFloat && backends::mkldnn::enabled() && dnnl_convolution_available();
 }
 
 void CpuBackend::convolution(const Tensor& out, const Tensor& in, const Tensor& weight,

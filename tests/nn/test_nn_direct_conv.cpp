@@ -11,6 +11,7 @@
 
 #include "cpu/dnnl_convolution.h"
 #include "ember/autograd.h"
+#include "ember/backends.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
@@ -123,6 +124,23 @@ TEST(DirectConv, TheDirectKernelRunsWhereTheBackendHasOne) {
     const Window g{3, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 8, 8};
     EXPECT_FALSE(cpu::dnnl_convolution_kernel(x, w, g, 1).empty());
   }
+}
+
+// backends::mkldnn::set_enabled(false) (torch.backends.mkldnn.enabled = False) sends float32 CPU
+// convolutions to the composed path, with the same result.
+TEST(DirectConv, TheMkldnnSwitchTurnsItOff) {
+  EXPECT_EQ(backends::mkldnn::is_available(), cpu::dnnl_convolution_available());
+  const Tensor x = et::make_input({2, 3, 8, 8}, kFloat, 4),
+               w = et::make_input({4, 3, 3, 3}, kFloat, 5);
+  const Tensor direct = conv2d(x, w, {}, 1, 1);
+  backends::mkldnn::set_enabled(false);
+  profiler::profile prof;
+  const Tensor composed = conv2d(x, w, {}, 1, 1);
+  prof.stop();
+  backends::mkldnn::set_enabled(true);
+  EXPECT_EQ(count_named(prof.events(), "ember::convolution"), 0u);
+  EXPECT_EQ(count_named(prof.events(), "ember::im2col"), 1u);
+  expect_close(composed, direct, 1e-5, 1e-5, "composed vs direct");
 }
 
 TEST(DirectConv, EveryGeometryAndGradientSubsetMatchesTorch) {

@@ -147,3 +147,31 @@ def test_max_pool_backward_on_cuda_is_repeatable_and_matches_cpu():
         grads.append(xd.grad.cpu())
     assert ember.equal(grads[1], grads[2])
     assert ember.allclose(grads[0], grads[1])
+
+
+def test_mkldnn_switch_chooses_the_cpu_convolution_and_both_match_pytorch():
+    # Ember's CPU backend uses oneDNN where its build has it (CI's does: libdnnl-dev), as PyTorch.
+    assert ember.backends.mkldnn.is_available() == _backends.mkldnn_is_available()
+    assert ember.backends.mkldnn.enabled is True
+    torch.manual_seed(0)
+    x, w, b = torch.randn(2, 3, 9, 9), torch.randn(4, 3, 3, 3), torch.randn(4)
+    expected = torch.nn.functional.conv2d(x, w, b, padding=1)
+    results = {}
+    for enabled in (True, False):
+        with ember.backends.mkldnn.flags(enabled=enabled):
+            assert _backends.mkldnn_enabled() is enabled
+            ex = ember.tensor(x.numpy()).requires_grad_()
+            with ember.profiler.profile() as prof:
+                y = ember.nn.functional.conv2d(ex, ember.tensor(w.numpy()),
+                                               ember.tensor(b.numpy()), padding=1)
+            names = {e.key for e in prof.key_averages()}
+            direct = enabled and ember.backends.mkldnn.is_available()
+            assert ("ember::convolution" in names) == direct, names
+            assert ("ember::im2col" in names) == (not direct), names
+            results[enabled] = y.detach().numpy()
+    assert ember.backends.mkldnn.enabled is True
+    for enabled, y in results.items():
+        assert abs(y - expected.numpy()).max() < 1e-4, enabled
+    ember.backends.mkldnn.enabled = 0
+    assert ember.backends.mkldnn.enabled is False and not _backends.mkldnn_enabled()
+    ember.backends.mkldnn.enabled = True
