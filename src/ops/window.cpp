@@ -158,12 +158,12 @@ Tensor direct_convolution(const Tensor& input, const Tensor& weight, const Tenso
     autograd::record(
         "ConvolutionBackward0", out, {input, weight, bias},
         [sin = autograd::SavedTensor(in), sweight = autograd::SavedTensor(w),
-         sbias = want_bias ? autograd::SavedTensor(bias) : autograd::SavedTensor(), want_in,
-         want_weight, want_bias, g, groups,
+         sbias = autograd::SavedTensor(bias), want_in, want_weight, want_bias, g, groups,
          composite = std::move(composite)](const autograd::variable_list& grad) {
           const Tensor x = sin.unpack(), wt = sweight.unpack();
           if (GradMode::is_enabled()) {
-            // create_graph: the gradient of the composed form, which has a graph of its own.
+            // create_graph: the gradient of the composed form (the same convolution, bias
+            // included), which has a graph of its own.
             const Tensor bt = sbias.defined() ? sbias.unpack() : Tensor();
             autograd::variable_list wanted;
             if (want_in) wanted.push_back(x);
