@@ -156,8 +156,8 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
     (const Tensor& out, const Tensor& in, const Tensor& weight, const Tensor& bias,               \
      const Window& g, int64_t groups),                                                             \
     (out, in, weight, bias, g, groups), "ember::convolution", (out), (in, weight), meta_skip)      \
-  /* Its gradients from grad_out and the forward's in and weight; each of grad_in, */             \
-  /* grad_weight and grad_bias is computed only when defined. */                                   \
+  /* Its gradients from grad_out, in and weight, each computed only where defined; with no */    \
+  /* grad_weight or grad_bias only in's shape is read (conv_transpose passes its output). */     \
   X(convolution_backward, void,                                                                    \
     (const Tensor& grad_in, const Tensor& grad_weight, const Tensor& grad_bias,                    \
      const Tensor& grad_out, const Tensor& in, const Tensor& weight, const Window& g,               \

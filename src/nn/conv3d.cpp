@@ -1,6 +1,8 @@
-// conv3d and conv_transpose3d: the 2-D design over volumes. conv3d is vol2col (im2col with a
-// depth, ops/window_ops.h) and one GEMM per group; conv_transpose3d is the GEMM's transpose and
-// col2vol. Autograd comes from the GEMM and the window front ends, so every device runs it.
+// conv3d and conv_transpose3d: the 2-D design over volumes. Where the backend has a direct
+// convolution (oneDNN's on the CPU for float32) both are its kernels (ops/window_ops.h);
+// otherwise conv3d is vol2col (im2col with a depth) and one GEMM per group, and conv_transpose3d
+// the GEMM's transpose and col2vol, whose autograd comes from the GEMM and the window front ends,
+// so every device runs it.
 #include "core/autocast_hook.h"
 
 #include "ember/nn/functional.h"
@@ -176,29 +178,36 @@ Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor&
               "conv_transpose3d(): Given input size per channel: (", input.size(2), " x ",
               input.size(3), " x ", input.size(4), "). Calculated output size per channel: (",
               out[0], " x ", out[1], " x ", out[2], "). Output size is too small");
-  Tensor x = input;
-  if (extra[0] > 0 || extra[1] > 0 || extra[2] > 0) {
-    x = pad(x, {0, extra[2], 0, extra[1], 0, extra[0]});
-  }
   const Window g = nn::detail::volume_window(O, out, k, stride.data(), padding.data(), total,
                                              dilation.data(), false);
-  const int64_t L = x.size(2) * x.size(3) * x.size(4);
-  EMBER_CHECK(g.positions() == L, ValueError,
-              "conv_transpose3d(): internal size mismatch: ", g.out_d, " x ", g.out_h, " x ",
-              g.out_w, " windows for an input of ", x.sizes());
-  x = x.reshape({N, C, L});
-  // Per group weight^T [Og * kd * kh * kw, Cg] @ x gives each input position's contributions.
-  const int64_t Cg = C / groups, Og = O / groups, window = k[0] * k[1] * k[2];
-  std::vector<Tensor> cols;
-  cols.reserve(static_cast<size_t>(groups));
-  for (int64_t gi = 0; gi < groups; ++gi) {
-    const Tensor w = weight.narrow(0, gi * Cg, Cg).reshape({Cg, Og * window});
-    cols.push_back(matmul(w.t(), x.narrow(1, gi * Cg, Cg)));  // [N, Og * window, L]
+  const bool adjoint_fits = extra[0] == 0 && extra[1] == 0 && extra[2] == 0;
+  const auto composed = [=](const Tensor& in, const Tensor& w, const Tensor& b) {
+    Tensor x = in;
+    if (!adjoint_fits) x = pad(x, {0, extra[2], 0, extra[1], 0, extra[0]});
+    const int64_t L = x.size(2) * x.size(3) * x.size(4);
+    EMBER_CHECK(g.positions() == L, ValueError,
+                "conv_transpose3d(): internal size mismatch: ", g.out_d, " x ", g.out_h, " x ",
+                g.out_w, " windows for an input of ", x.sizes());
+    x = x.reshape({N, C, L});
+    // Per group weight^T [Og * kd * kh * kw, Cg] @ x gives each input position's contributions.
+    const int64_t Cg = C / groups, Og = O / groups, window = k[0] * k[1] * k[2];
+    std::vector<Tensor> cols;
+    cols.reserve(static_cast<size_t>(groups));
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      const Tensor wg = w.narrow(0, gi * Cg, Cg).reshape({Cg, Og * window});
+      cols.push_back(matmul(wg.t(), x.narrow(1, gi * Cg, Cg)));  // [N, Og * window, L]
+    }
+    Tensor result = col2im_columns(groups == 1 ? cols[0] : cat(cols, 1), g)
+                        .view({N, O, out[0], out[1], out[2]});
+    if (b.defined()) result = result + b.view({1, O, 1, 1, 1});
+    return result;
+  };
+  // With output_padding >= stride (allowed when it is below the dilation) the adjoint's windows
+  // cover more positions than the input has: only the composed form pads the input for them.
+  if (adjoint_fits && has_direct_convolution(input, weight, bias, g, groups)) {
+    return direct_conv_transpose(input, weight, bias, g, groups, composed);
   }
-  Tensor result =
-      col2im_columns(groups == 1 ? cols[0] : cat(cols, 1), g).view({N, O, out[0], out[1], out[2]});
-  if (bias.defined()) result = result + bias.view({1, O, 1, 1, 1});
-  return result;
+  return composed(input, weight, bias);
 }
 
 }  // namespace ember

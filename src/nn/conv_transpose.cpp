@@ -1,11 +1,14 @@
-// conv_transpose1d and conv_transpose2d: the adjoint of the convolution. Per group one GEMM,
-// weight^T times the input, gives each input position's k x k contributions as columns; col2im
-// sums them into the output windows. Autograd comes from the GEMM and from col2im (whose gradient
-// is im2col), so every device runs it. conv_transpose1d is conv_transpose2d over a height of 1.
+// conv_transpose1d and conv_transpose2d: the adjoint of the convolution. Where the backend has a
+// direct convolution (oneDNN's on the CPU for float32) it is that convolution's backward-data
+// kernel (ops/window_ops.h). Otherwise, per group one GEMM, weight^T times the input, gives each
+// input position's k x k contributions as columns, and col2im sums them into the output windows;
+// that form's autograd comes from the GEMM and from col2im (whose gradient is im2col), so every
+// device runs it. conv_transpose1d is conv_transpose2d over a height of 1.
 #include "core/autocast_hook.h"
 
 #include "ember/nn/ops.h"
 #include "ember/ops.h"
+#include "ops/window_ops.h"
 
 namespace ember {
 namespace {
@@ -55,25 +58,35 @@ Tensor conv_transpose2d_impl(const Tensor& input, const Tensor& weight, const Te
               " x ", W, "). Calculated output size per channel: (", out_h, " x ", out_w,
               "). Output size is too small");
 
-  // With output_padding >= stride (allowed when it is below the dilation) col2im's windows
-  // cover more positions than the input has; zero positions appended there add nothing.
-  Tensor x = input;
-  const int64_t extra_h = output_padding[0] / stride[0], extra_w = output_padding[1] / stride[1];
-  if (extra_h > 0 || extra_w > 0) x = pad(x, {0, extra_w, 0, extra_h});
-  const int64_t L = x.size(2) * x.size(3);
-  x = x.reshape({N, C, L});
-
-  const int64_t Cg = C / groups, Og = O / groups;
-  std::vector<Tensor> cols;
-  cols.reserve(static_cast<size_t>(groups));
-  for (int64_t g = 0; g < groups; ++g) {
-    const Tensor w = weight.narrow(0, g * Cg, Cg).reshape({Cg, Og * kh * kw});
-    cols.push_back(matmul(w.t(), x.narrow(1, g * Cg, Cg)));  // [N, Og * kh * kw, L]
+  // The adjoint convolution's windows: from the output [N, O, out_h, out_w] to input's positions.
+  const Window g{O,          out_h,      out_w,       kh,          kw, stride[0], stride[1],
+                 padding[0], padding[1], dilation[0], dilation[1], H,  W};
+  const auto composed = [=](const Tensor& in, const Tensor& w, const Tensor& b) {
+    // With output_padding >= stride (allowed when it is below the dilation) col2im's windows
+    // cover more positions than the input has; zero positions appended there add nothing.
+    Tensor x = in;
+    const int64_t extra_h = output_padding[0] / stride[0], extra_w = output_padding[1] / stride[1];
+    if (extra_h > 0 || extra_w > 0) x = pad(x, {0, extra_w, 0, extra_h});
+    const int64_t L = x.size(2) * x.size(3);
+    x = x.reshape({N, C, L});
+    const int64_t Cg = C / groups, Og = O / groups;
+    std::vector<Tensor> cols;
+    cols.reserve(static_cast<size_t>(groups));
+    for (int64_t gi = 0; gi < groups; ++gi) {
+      const Tensor wg = w.narrow(0, gi * Cg, Cg).reshape({Cg, Og * kh * kw});
+      cols.push_back(matmul(wg.t(), x.narrow(1, gi * Cg, Cg)));  // [N, Og * kh * kw, L]
+    }
+    Tensor out = col2im(groups == 1 ? cols[0] : cat(cols, 1), {out_h, out_w}, {kh, kw}, dilation,
+                        padding, stride);
+    if (b.defined()) out = out + b.view({1, O, 1, 1});
+    return out;
+  };
+  // The adjoint covers input's positions only when output_padding < stride (g.out_* == H, W).
+  const bool adjoint_fits = output_padding[0] < stride[0] && output_padding[1] < stride[1];
+  if (adjoint_fits && has_direct_convolution(input, weight, bias, g, groups)) {
+    return direct_conv_transpose(input, weight, bias, g, groups, composed);
   }
-  Tensor out = col2im(groups == 1 ? cols[0] : cat(cols, 1), {out_h, out_w}, {kh, kw}, dilation,
-                      padding, stride);
-  if (bias.defined()) out = out + bias.view({1, O, 1, 1});
-  return out;
+  return composed(input, weight, bias);
 }
 
 }  // namespace

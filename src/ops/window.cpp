@@ -141,6 +141,38 @@ bool has_direct_convolution(const Tensor& input, const Tensor& weight, const Ten
   return backend_for(input).has_convolution(input, g, groups);
 }
 
+namespace {
+
+// The gradients a create_graph backward asks of a direct convolution: those of `composite`, the
+// same function of (x, w, b) composed of differentiable ops, so that they have a graph of their
+// own (double backward).
+autograd::variable_list composite_grads(const ConvComposite& composite, const Tensor& x,
+                                        const Tensor& w, const Tensor& b, const Tensor& grad,
+                                        bool want_in, bool want_weight, bool want_bias) {
+  autograd::variable_list wanted;
+  if (want_in) wanted.push_back(x);
+  if (want_weight) wanted.push_back(w);
+  if (want_bias) wanted.push_back(b);
+  const autograd::variable_list got =
+      autograd::grad({composite(x, w, b)}, wanted, {grad}, true, true, true);
+  size_t i = 0;
+  const Tensor gin = want_in ? got[i++] : Tensor();
+  const Tensor gweight = want_weight ? got[i++] : Tensor();
+  const Tensor gbias = want_bias ? got[i++] : Tensor();
+  return {gin, gweight, gbias};
+}
+
+// [N, channels, (D,) H, W]: the shape of g's input for a batch of n.
+DimVector window_input_sizes(const Window& g, int64_t n, int64_t dims) {
+  DimVector sizes{n, g.channels};
+  if (dims == 5) sizes.push_back(g.depth);
+  sizes.push_back(g.height);
+  sizes.push_back(g.width);
+  return sizes;
+}
+
+}  // namespace
+
 Tensor direct_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
                           const Window& g, int64_t groups, ConvComposite composite) {
   const Tensor in = input.contiguous(), w = weight.contiguous();
@@ -162,20 +194,8 @@ Tensor direct_convolution(const Tensor& input, const Tensor& weight, const Tenso
          composite = std::move(composite)](const autograd::variable_list& grad) {
           const Tensor x = sin.unpack(), wt = sweight.unpack();
           if (GradMode::is_enabled()) {
-            // create_graph: the gradient of the composed form (the same convolution, bias
-            // included), which has a graph of its own.
-            const Tensor bt = sbias.defined() ? sbias.unpack() : Tensor();
-            autograd::variable_list wanted;
-            if (want_in) wanted.push_back(x);
-            if (want_weight) wanted.push_back(wt);
-            if (want_bias) wanted.push_back(bt);
-            const autograd::variable_list got =
-                autograd::grad({composite(x, wt, bt)}, wanted, {grad[0]}, true, true, true);
-            size_t i = 0;
-            const Tensor gin = want_in ? got[i++] : Tensor();
-            const Tensor gweight = want_weight ? got[i++] : Tensor();
-            const Tensor gbias = want_bias ? got[i++] : Tensor();
-            return autograd::variable_list{gin, gweight, gbias};
+            return composite_grads(composite, x, wt, sbias.defined() ? sbias.unpack() : Tensor(),
+                                   grad[0], want_in, want_weight, want_bias);
           }
           const Tensor go = grad[0].contiguous();
           Tensor gin, gweight, gbias;
@@ -183,6 +203,60 @@ Tensor direct_convolution(const Tensor& input, const Tensor& weight, const Tenso
           if (want_weight) gweight = make_empty(wt.sizes(), wt.dtype(), wt.device());
           if (want_bias) gbias = make_empty({wt.size(0)}, wt.dtype(), wt.device());
           backend_for(go).convolution_backward(gin, gweight, gbias, go, x, wt, g, groups);
+          return autograd::variable_list{gin, gweight, gbias};
+        });
+  }
+  return out;
+}
+
+Tensor direct_conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                             const Window& g, int64_t groups, ConvComposite composite) {
+  const Tensor in = input.contiguous(), w = weight.contiguous();
+  Tensor out = make_empty(window_input_sizes(g, in.size(0), in.dim()), in.dtype(), in.device());
+  Backend& be = backend_for(out);
+  // The transposed convolution is the convolution's backward-data with `input` as the gradient
+  // of g's output. The backward kernel reads only the shape of its `in` argument when no weight
+  // gradient is asked for, so the output itself stands in for it.
+  be.convolution_backward(out, Tensor(), Tensor(), in, out, w, g, groups);
+  if (bias.defined()) {
+    NoGradGuard no_grad;
+    DimVector bias_shape(static_cast<size_t>(out.dim()), 1);
+    bias_shape[1] = bias.size(0);
+    out.add_(bias.view(bias_shape));
+  }
+  if (autograd::needs_grad({input, weight, bias})) {
+    const bool want_in = autograd::requires_grad_fast(input);
+    const bool want_weight = autograd::requires_grad_fast(weight);
+    const bool want_bias = autograd::requires_grad_fast(bias);
+    autograd::record(
+        "ConvolutionBackward0", out, {input, weight, bias},
+        [sin = autograd::SavedTensor(in), sweight = autograd::SavedTensor(w),
+         sbias = autograd::SavedTensor(bias), want_in, want_weight, want_bias, g, groups,
+         composite = std::move(composite)](const autograd::variable_list& grad) {
+          const Tensor x = sin.unpack(), wt = sweight.unpack();
+          if (GradMode::is_enabled()) {
+            return composite_grads(composite, x, wt, sbias.defined() ? sbias.unpack() : Tensor(),
+                                   grad[0], want_in, want_weight, want_bias);
+          }
+          // The adjoint's gradients: the input's is the convolution of the output's gradient,
+          // the weight's is the convolution's weight gradient with the roles of input and
+          // output gradient swapped.
+          const Tensor go = grad[0].contiguous();
+          Backend& back = backend_for(go);
+          Tensor gin, gweight, gbias;
+          if (want_in) {
+            gin = make_empty(x.sizes(), x.dtype(), x.device());
+            back.convolution(gin, go, wt, Tensor(), g, groups);
+          }
+          if (want_weight) {
+            gweight = make_empty(wt.sizes(), wt.dtype(), wt.device());
+            back.convolution_backward(Tensor(), gweight, Tensor(), x, go, wt, g, groups);
+          }
+          if (want_bias) {
+            DimVector dims{0};
+            for (int64_t d = 2; d < go.dim(); ++d) dims.push_back(d);
+            gbias = go.sum(dims);
+          }
           return autograd::variable_list{gin, gweight, gbias};
         });
   }

@@ -42,4 +42,13 @@ using ConvComposite = std::function<Tensor(const Tensor&, const Tensor&, const T
 Tensor direct_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
                           const Window& g, int64_t groups, ConvComposite composite);
 
+// The transposed convolution of input [N, C, (D,) H, W] with weight [C, O / groups, (kd,) kh, kw]
+// (+ bias) as the adjoint of the convolution over g's windows: g describes that convolution, from
+// the transposed output [N, O, (g.depth,) g.height, g.width] (g.channels == O) to input's
+// positions (g.out_* are input's sizes). The backend's convolution_backward computes it; its
+// gradients are the backend's convolution (input) and weight gradient, or `composite`'s under
+// create_graph. The caller checks has_direct_convolution(input, weight, bias, g, groups).
+Tensor direct_conv_transpose(const Tensor& input, const Tensor& weight, const Tensor& bias,
+                             const Window& g, int64_t groups, ConvComposite composite);
+
 }  // namespace ember

@@ -34,7 +34,9 @@ struct Case {
   std::vector<int64_t> x_shape, w_shape;
   bool bias;
   ConvFn fn;
-  std::string torch;  // Python computing y from x, w, b
+  std::string torch;      // Python computing y from x, w, b
+  int64_t bias_size = 0;  // 0: w_shape[0] (a transposed convolution's is w_shape[1] * groups)
+  int64_t bias_len() const { return bias_size ? bias_size : w_shape[0]; }
 };
 
 std::vector<Case> cases() {
@@ -89,6 +91,44 @@ std::vector<Case> cases() {
        true,
        [](auto& x, auto& w, auto& b) { return conv3d(x, w, b, 2, 1); },
        "F.conv3d(x, w, b, stride=2, padding=1)"},
+      {"conv_transpose2d DCGAN up-sampling",
+       {2, 6, 5, 4},
+       {6, 3, 4, 4},
+       true,
+       [](auto& x, auto& w, auto& b) { return conv_transpose2d(x, w, b, 2, 1); },
+       "F.conv_transpose2d(x, w, b, stride=2, padding=1)",
+       3},
+      {"conv_transpose2d output_padding past the padding, groups 2, dilation 2",
+       {1, 4, 5, 6},
+       {4, 3, 3, 2},
+       true,
+       [](auto& x, auto& w, auto& b) {
+         return conv_transpose2d(x, w, b, 3, {0, 1}, {2, 1}, 2, 2);
+       },
+       "F.conv_transpose2d(x, w, b, stride=3, padding=(0, 1), output_padding=(2, 1), groups=2, "
+       "dilation=2)",
+       6},
+      {"conv_transpose2d output_padding beyond the stride (composed), no bias",
+       {1, 2, 4, 4},
+       {2, 3, 2, 2},
+       false,
+       [](auto& x, auto& w, auto& b) { return conv_transpose2d(x, w, b, 1, 0, 1, 1, 2); },
+       "F.conv_transpose2d(x, w, b, output_padding=1, dilation=2)",
+       3},
+      {"conv_transpose1d stride 2",
+       {2, 5, 7},
+       {5, 4, 3},
+       true,
+       [](auto& x, auto& w, auto& b) { return conv_transpose1d(x, w, b, 2, 1, 1); },
+       "F.conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1)",
+       4},
+      {"conv_transpose3d stride 2",
+       {1, 3, 3, 4, 3},
+       {3, 2, 3, 3, 3},
+       true,
+       [](auto& x, auto& w, auto& b) { return conv_transpose3d(x, w, b, 2, 1, 1); },
+       "F.conv_transpose3d(x, w, b, stride=2, padding=1, output_padding=1)",
+       2},
   };
 }
 
@@ -126,6 +166,27 @@ TEST(DirectConv, TheDirectKernelRunsWhereTheBackendHasOne) {
   }
 }
 
+// A transposed convolution is the convolution's backward-data kernel: its forward is one
+// ember::convolution_backward, its input gradient one ember::convolution and its weight gradient
+// one more ember::convolution_backward, with no col2im. float64 stays composed.
+TEST(DirectConv, TransposedConvolutionsAreTheAdjointKernels) {
+  const bool direct = cpu::dnnl_convolution_available();
+  for (ScalarType dtype : {kFloat, kDouble}) {
+    Tensor x = et::make_input({2, 4, 5, 5}, dtype, 21).requires_grad_(true);
+    Tensor w = et::make_input({4, 3, 4, 4}, dtype, 22).requires_grad_(true);
+    Tensor b = et::make_input({3}, dtype, 23).requires_grad_(true);
+    profiler::profile prof;
+    conv_transpose2d(x, w, b, 2, 1).sum().backward();
+    prof.stop();
+    const bool expect_direct = direct && dtype == kFloat;
+    const std::string ctx = python_name(dtype);
+    EXPECT_EQ(count_named(prof.events(), "ember::convolution_backward"), expect_direct ? 2u : 0u)
+        << ctx;
+    EXPECT_EQ(count_named(prof.events(), "ember::convolution"), expect_direct ? 1u : 0u) << ctx;
+    EXPECT_EQ(count_named(prof.events(), "ember::col2im"), expect_direct ? 0u : 1u) << ctx;
+  }
+}
+
 // backends::mkldnn::set_enabled(false) (torch.backends.mkldnn.enabled = False) sends float32 CPU
 // convolutions to the composed path, with the same result.
 TEST(DirectConv, TheMkldnnSwitchTurnsItOff) {
@@ -148,7 +209,7 @@ TEST(DirectConv, EveryGeometryAndGradientSubsetMatchesTorch) {
     const Tensor x = et::make_input(c.x_shape, kFloat, et::seed_for(c.name + "x"));
     const Tensor w = et::make_input(c.w_shape, kFloat, et::seed_for(c.name + "w"));
     const Tensor b =
-        c.bias ? et::make_input({c.w_shape[0]}, kFloat, et::seed_for(c.name + "b")) : Tensor();
+        c.bias ? et::make_input({c.bias_len()}, kFloat, et::seed_for(c.name + "b")) : Tensor();
     const Tensor y0 = c.fn(x, w, b);
     const Tensor g = et::make_input(y0.sizes().vec(), kFloat, et::seed_for(c.name + "g"));
     std::map<std::string, Tensor> in{{"x", x}, {"w", w}, {"g", g}};
@@ -188,7 +249,7 @@ TEST(DirectConv, SecondDerivativesMatchTorch) {
     if (!c.bias) continue;
     const Tensor x0 = et::make_input(c.x_shape, kFloat, et::seed_for(c.name + "x2"));
     const Tensor w0 = et::make_input(c.w_shape, kFloat, et::seed_for(c.name + "w2"));
-    const Tensor b0 = et::make_input({c.w_shape[0]}, kFloat, et::seed_for(c.name + "b2"));
+    const Tensor b0 = et::make_input({c.bias_len()}, kFloat, et::seed_for(c.name + "b2"));
     const Tensor u = et::make_input(c.fn(x0, w0, b0).sizes().vec(), kFloat, 7);
     const Tensor v = et::make_input(c.x_shape, kFloat, 8);
     const auto r = torch_run(
