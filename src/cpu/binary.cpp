@@ -1,6 +1,10 @@
-// Binary elementwise family on the CPU, with contiguous and scalar-operand fast paths.
+// Binary elementwise family on the CPU, with contiguous and scalar-operand fast paths, and the
+// vector kernels of cpu/vec_math.h for the ops that have one.
+#include <algorithm>
+
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "cpu/vec_math.h"
 #include "kernel_math/dispatch.h"
 #include "kernel_math/functors.h"
 #include "kernel_math/op_switch.h"
@@ -37,11 +41,62 @@ void binary_kernel(const Tensor& out, const Tensor& a, const Tensor& b, OpParams
   });
 }
 
+// The vector kernel (cpu/vec_math.h) of `op` in compute type T (float or double), or nullptr.
+template <typename T>
+VecBinaryFn<T> vec_binary_fn(BinaryOp op) {
+  const VecMathKernels* k = vec_math();
+  if (!k) return nullptr;
+  switch (op) {
+    case BinaryOp::GeluBackward:
+      return k->binary<T>(VecBinary::kGeluBackward);
+    case BinaryOp::GeluTanhBackward:
+      return k->binary<T>(VecBinary::kGeluTanhBackward);
+    default:
+      return nullptr;
+  }
+}
+
+// Runs a vector kernel as unary.cpp does: contiguous float/double runs in place of the data; other
+// layouts and 16-bit dtypes through float/double buffers, rounded once on the way out.
+template <typename in_t>
+void binary_vec_kernel(VecBinaryFn<acc_t<in_t>> f, const Tensor& out, const Tensor& a,
+                       const Tensor& b) {
+  using T = acc_t<in_t>;
+  for_each<3>({&out, &a, &b}, [&](char** ptr, const int64_t* s, int64_t n) {
+    if constexpr (std::is_same_v<in_t, T>) {
+      if (s[0] == sizeof(T) && s[1] == sizeof(T) && s[2] == sizeof(T)) {
+        f(reinterpret_cast<T*>(ptr[0]), reinterpret_cast<const T*>(ptr[1]),
+          reinterpret_cast<const T*>(ptr[2]), n);
+        return;
+      }
+    }
+    constexpr int64_t kChunk = 256;
+    T x[kChunk], y[kChunk];
+    for (int64_t i = 0; i < n; i += kChunk) {
+      const int64_t m = std::min(kChunk, n - i);
+      for (int64_t j = 0; j < m; ++j) {
+        x[j] = static_cast<T>(*reinterpret_cast<const in_t*>(ptr[1] + (i + j) * s[1]));
+        y[j] = static_cast<T>(*reinterpret_cast<const in_t*>(ptr[2] + (i + j) * s[2]));
+      }
+      f(x, x, y, m);
+      for (int64_t j = 0; j < m; ++j) {
+        *reinterpret_cast<in_t*>(ptr[0] + (i + j) * s[0]) = static_cast<in_t>(x[j]);
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
                         OpParams p) {
   EMBER_DISPATCH_ALL(a.dtype(), "binary", [&] {
+    if constexpr (std::is_floating_point_v<acc_t<scalar_t>>) {
+      if (auto f = vec_binary_fn<acc_t<scalar_t>>(op)) {
+        binary_vec_kernel<scalar_t>(f, out, a, b);
+        return;
+      }
+    }
     visit_binary_op<scalar_t>(op, a.dtype(), [&](auto f) {
       binary_kernel<typename decltype(f)::type, scalar_t>(out, a, b, p);
     });

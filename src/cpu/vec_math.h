@@ -1,6 +1,7 @@
 #pragma once
 // Vectorised transcendental math for the CPU kernels: exp, log, log1p, tanh, erf, the activations
-// built on them, and softmax rows forward and backward, over contiguous float32/float64 arrays.
+// built on them and gelu's gradients, and softmax rows forward and backward, over contiguous
+// float32/float64 arrays.
 // The math is SLEEF's
 // (Debian's libsleef, the library libtorch uses) with its 1-ULP (`_u10`) functions, compiled once
 // per instruction set (src/cpu/simd/) and chosen when the library is first used, so one build runs
@@ -31,8 +32,17 @@ enum class VecUnary : int {
   kCount
 };
 
+// Binary ops with a vector kernel (the same formula as their functor): out = f(a, b).
+enum class VecBinary : int {
+  kGeluBackward,      // a * gelu'(b), GeluBackwardOp
+  kGeluTanhBackward,  // a * gelu_tanh'(b), GeluTanhBackwardOp
+  kCount
+};
+
 template <typename T>
 using VecUnaryFn = void (*)(T* out, const T* in, int64_t n);  // out may equal in
+template <typename T>
+using VecBinaryFn = void (*)(T* out, const T* a, const T* b, int64_t n);  // out may equal a or b
 template <typename T>
 using VecSoftmaxFn = void (*)(T* out, const T* in, int64_t D, bool log_space);  // one whole row
 template <typename T>  // the gradient of one row from the saved output y
@@ -58,6 +68,8 @@ struct VecMathKernels {
   VecSoftmaxColsFn<double> softmax_cols_f64;
   VecSoftmaxBackwardColsFn<float> softmax_backward_cols_f32;
   VecSoftmaxBackwardColsFn<double> softmax_backward_cols_f64;
+  VecBinaryFn<float> binary_f32[static_cast<int>(VecBinary::kCount)];
+  VecBinaryFn<double> binary_f64[static_cast<int>(VecBinary::kCount)];
 
   template <typename T>
   VecUnaryFn<T> unary(VecUnary op) const {
@@ -65,6 +77,13 @@ struct VecMathKernels {
       return unary_f32[static_cast<int>(op)];
     else
       return unary_f64[static_cast<int>(op)];
+  }
+  template <typename T>
+  VecBinaryFn<T> binary(VecBinary op) const {
+    if constexpr (std::is_same_v<T, float>)
+      return binary_f32[static_cast<int>(op)];
+    else
+      return binary_f64[static_cast<int>(op)];
   }
   template <typename T>
   VecSoftmaxFn<T> softmax() const {

@@ -482,6 +482,30 @@ struct ThresholdBackwardOp {
     return b <= static_cast<T>(p.a) ? T(0) : a;
   }
 };
+// The gradients of gelu: a, the incoming gradient, times gelu'(b) with b the forward's input,
+// gelu'(x) = Phi(x) + x phi(x) (the standard normal's distribution and density), in PyTorch's
+// formula, so an infinite b gives NaN as PyTorch's does.
+struct GeluBackwardOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    const T cdf = T(0.5) * (T(1) + ::erf(b * T(0.70710678118654752440)));
+    const T pdf = ::exp(T(-0.5) * b * b) * T(0.39894228040143267794);
+    return a * (cdf + b * pdf);
+  }
+};
+// The tanh approximation's: with t = sqrt(2/pi) (x + 0.044715 x^3),
+// d/dx [x (1 + tanh t) / 2] = (1 + tanh t) / 2 + x (1 - tanh^2 t) / 2 * sqrt(2/pi) (1 + 3 *
+// 0.044715 x^2).
+struct GeluTanhBackwardOp {
+  template <typename T>
+  EMBER_HD T operator()(T a, T b, OpParams) const {
+    const T k = T(0.79788456080286535588), c = T(0.044715);
+    const T th = ::tanh(k * (b + c * b * b * b));
+    const T left = T(0.5) * (T(1) + th);
+    const T right = T(0.5) * b * (T(1) - th * th) * k * (T(1) + T(3) * c * b * b);
+    return a * (left + right);
+  }
+};
 struct EqOp {
   template <typename T>
   EMBER_HD bool operator()(T a, T b, OpParams) const {

@@ -56,33 +56,35 @@
   _(I1, I1Op, Same, Floating)
 
 // Binary: out = f(a, b [, p.a]); broadcasting is done by the caller through zero strides.
-#define EMBER_BINARY_OPS(_)                            \
-  _(Add, AddOp, Same, Any)                             \
-  _(Sub, SubOp, Same, Any)                             \
-  _(Mul, MulOp, Same, Any)                             \
-  _(Div, DivOp, Same, Any)                             \
-  _(Pow, PowOp, Same, Any)                             \
-  _(Maximum, MaximumOp, Same, Any)                     \
-  _(Minimum, MinimumOp, Same, Any)                     \
-  _(ThresholdBackward, ThresholdBackwardOp, Same, Any) \
-  _(Eq, EqOp, Bool, Any)                               \
-  _(Ne, NeOp, Bool, Any)                               \
-  _(Lt, LtOp, Bool, Any)                               \
-  _(Le, LeOp, Bool, Any)                               \
-  _(Gt, GtOp, Bool, Any)                               \
-  _(Ge, GeOp, Bool, Any)                               \
-  _(LogicalAnd, LogicalAndOp, Bool, Any)               \
-  _(LogicalOr, LogicalOrOp, Bool, Any)                 \
-  _(LogicalXor, LogicalXorOp, Bool, Any)               \
-  _(Atan2, Atan2Op, Same, Floating)                    \
-  _(Hypot, HypotOp, Same, Floating)                    \
-  _(Remainder, RemainderOp, Same, NotBool)             \
-  _(Fmod, FmodOp, Same, NotBool)                       \
-  _(DivTrunc, DivTruncOp, Same, NotBool)               \
-  _(DivFloor, DivFloorOp, Same, NotBool)               \
-  _(BitwiseAnd, BitwiseAndOp, Same, Integral)          \
-  _(BitwiseOr, BitwiseOrOp, Same, Integral)            \
-  _(BitwiseXor, BitwiseXorOp, Same, Integral)          \
+#define EMBER_BINARY_OPS(_)                               \
+  _(Add, AddOp, Same, Any)                                \
+  _(Sub, SubOp, Same, Any)                                \
+  _(Mul, MulOp, Same, Any)                                \
+  _(Div, DivOp, Same, Any)                                \
+  _(Pow, PowOp, Same, Any)                                \
+  _(Maximum, MaximumOp, Same, Any)                        \
+  _(Minimum, MinimumOp, Same, Any)                        \
+  _(ThresholdBackward, ThresholdBackwardOp, Same, Any)    \
+  _(GeluBackward, GeluBackwardOp, Same, Floating)         \
+  _(GeluTanhBackward, GeluTanhBackwardOp, Same, Floating) \
+  _(Eq, EqOp, Bool, Any)                                  \
+  _(Ne, NeOp, Bool, Any)                                  \
+  _(Lt, LtOp, Bool, Any)                                  \
+  _(Le, LeOp, Bool, Any)                                  \
+  _(Gt, GtOp, Bool, Any)                                  \
+  _(Ge, GeOp, Bool, Any)                                  \
+  _(LogicalAnd, LogicalAndOp, Bool, Any)                  \
+  _(LogicalOr, LogicalOrOp, Bool, Any)                    \
+  _(LogicalXor, LogicalXorOp, Bool, Any)                  \
+  _(Atan2, Atan2Op, Same, Floating)                       \
+  _(Hypot, HypotOp, Same, Floating)                       \
+  _(Remainder, RemainderOp, Same, NotBool)                \
+  _(Fmod, FmodOp, Same, NotBool)                          \
+  _(DivTrunc, DivTruncOp, Same, NotBool)                  \
+  _(DivFloor, DivFloorOp, Same, NotBool)                  \
+  _(BitwiseAnd, BitwiseAndOp, Same, Integral)             \
+  _(BitwiseOr, BitwiseOrOp, Same, Integral)               \
+  _(BitwiseXor, BitwiseXorOp, Same, Integral)             \
   _(Gcd, GcdOp, Same, Integral)
 
 // Reductions over a set of dims.

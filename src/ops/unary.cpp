@@ -52,6 +52,24 @@ Tensor threshold_backward(const Tensor& grad, const Tensor& y, double threshold)
   return out;
 }
 
+// gelu's gradient. Without a graph to build it is one pass of the backend's GeluBackward kernel
+// (PyTorch's gelu_backward); a backward that builds one (create_graph) composes gelu' of
+// differentiable ops, so that second derivatives exist.
+Tensor gelu_backward(const Tensor& grad, const Tensor& x, bool tanh_form) {
+  if (!GradMode::is_enabled()) {
+    return binary_kernel_call(tanh_form ? BinaryOp::GeluTanhBackward : BinaryOp::GeluBackward, grad,
+                              x, promote_types(grad.dtype(), x.dtype()));
+  }
+  if (tanh_form) {
+    const double k = 0.79788456080286535588, c = 0.044715;
+    const Tensor t = tanh(k * (x + c * x * x * x));
+    return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x));
+  }
+  const Tensor cdf = 0.5 * (1 + erf(x * 0.70710678118654752440));
+  const Tensor pdf = exp(-0.5 * x * x) * 0.39894228040143267794;
+  return grad * (cdf + x * pdf);
+}
+
 }  // namespace
 
 Tensor neg(const Tensor& a) {
@@ -232,23 +250,15 @@ Tensor gelu(const Tensor& a, const std::string& approximate) {
               "gelu: approximate must be 'none' or 'tanh', got '", approximate, "'");
   EMBER_CHECK(is_floating_point(a.dtype()), TypeError, "gelu does not support dtype ",
               to_string(a.dtype()));
-  if (approximate == "tanh") {
-    return with_grad("GeluBackward0", a, float_op(UnaryOp::GeluTanh, a), true, false,
-                     [](const Tensor& x, const Tensor&) {
-                       const double k = 0.79788456080286535588, c = 0.044715;
-                       Tensor inner = k * (x + c * x * x * x);
-                       Tensor t = tanh(inner);
-                       return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
+  const bool tanh_form = approximate == "tanh";
+  Tensor out = float_op(tanh_form ? UnaryOp::GeluTanh : UnaryOp::Gelu, a);
+  if (autograd::needs_grad({a})) {
+    autograd::record("GeluBackward0", out, {a},
+                     [sx = SavedTensor(a), tanh_form](const variable_list& g) {
+                       return variable_list{gelu_backward(g[0], sx.unpack(), tanh_form)};
                      });
   }
-  return with_grad(
-      "GeluBackward0", a, float_op(UnaryOp::Gelu, a), true, false,
-      [](const Tensor& x, const Tensor&) {
-        Tensor cdf =
-            0.5 * (1 + unary_kernel_call(UnaryOp::Erf, x * 0.70710678118654752440, x.dtype()));
-        Tensor pdf = exp(-0.5 * x * x) * 0.39894228040143267794;
-        return cdf + x * pdf;
-      });
+  return out;
 }
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "cpu/vec_math.h"
+#include "ember/autograd.h"
 #include "ember/ember.h"
+#include "ember/profiler.h"
 #include "kernel_math/functors.h"
 #include "kernel_math/softmax_row.h"
 #include "support/test_util.h"
@@ -557,6 +559,78 @@ TEST_P(VecMath, InPlaceAndEveryLengthAgree) {
   }
 }
 
+// gelu's gradients (binary kernels, out = g * gelu'(x)) against long double on the sweep: within
+// a few ulps of the two terms of gelu' (Phi(x) and x phi(x), or s and the tanh form's slope term),
+// which cancel near x = -0.75, so the terms' size bounds the error there; the tanh form also
+// carries the roundings of t (as gelu_tanh's bound says). The specials (inf, NaN) agree with the
+// scalar functor, PyTorch's formula; every length agrees with one long call.
+template <typename T>
+void check_gelu_gradients(const VecMathKernels& k) {
+  const LD eps = std::ldexp(LD(1), -std::numeric_limits<T>::digits);
+  std::vector<T> x;
+  for (T v : sweep_inputs<T>()) {
+    if (std::fabs(v) <= T(40)) x.push_back(v);  // beyond, both terms are exactly 0 or 1
+  }
+  for (T v : special_inputs<T>()) x.push_back(v);
+  std::vector<T> g(x.size());
+  for (size_t i = 0; i < g.size(); ++i) g[i] = i % 3 == 0 ? T(1) : i % 3 == 1 ? T(-0.75) : T(3);
+  for (bool tanh_form : {false, true}) {
+    const auto op = tanh_form ? cpu::VecBinary::kGeluTanhBackward : cpu::VecBinary::kGeluBackward;
+    std::vector<T> out(x.size());
+    k.binary<T>(op)(out.data(), g.data(), x.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      const LD xv = x[i], gv = g[i];
+      const std::string ctx = std::string(tanh_form ? "gelu_tanh'" : "gelu'") +
+                              " x=" + std::to_string(static_cast<double>(xv));
+      // The tanh form's x^3 overflows for the largest finite x: inf * 0 there, NaN as PyTorch's.
+      const bool cube_overflows =
+          tanh_form && std::fabs(xv * xv * xv) > std::numeric_limits<T>::max();
+      if (!std::isfinite(xv) || cube_overflows) {
+        const T scalar = tanh_form ? GeluTanhBackwardOp()(g[i], x[i], OpParams{})
+                                   : GeluBackwardOp()(g[i], x[i], OpParams{});
+        EXPECT_EQ(std::isnan(out[i]), std::isnan(scalar)) << ctx;
+        if (!std::isnan(scalar)) EXPECT_EQ(out[i], scalar) << ctx;
+        continue;
+      }
+      LD first, second, allowed;
+      if (tanh_form) {
+        const LD t = gelu_tanh_arg(xv), s = 1 / (1 + std::exp(-2 * t));
+        first = s;
+        second = 2 * xv * s * (1 - s) * kSqrt2OverPi * (1 + 3 * LD(0.044715) * xv * xv);
+        const LD dt =
+            5 * eps * kSqrt2OverPi * (std::fabs(xv) + LD(0.044715) * std::fabs(xv * xv * xv));
+        allowed = 8 * (ulp_of<T>(first) + ulp_of<T>(second)) + 4 * (first + std::fabs(second)) * dt;
+        // Where exp(-2t) overflows T the result flushes to 0 (as gelu_tanh's does).
+        if (-2 * t > std::log(LD(std::numeric_limits<T>::max())))
+          allowed += first + std::fabs(second);
+      } else {
+        first = LD(0.5) * std::erfc(-xv * kSqrt1_2);
+        second = xv * std::exp(-xv * xv / 2) / std::sqrt(2 * LD(M_PI));
+        // float: the erfc form's few ulps; double: the functor's 1 + erf(z), which cancels to an
+        // error of a few ulps of 1 in the negative tail.
+        allowed = 8 * (ulp_of<T>(first) + ulp_of<T>(second)) + (sizeof(T) == 8 ? 4 * eps : 0);
+      }
+      const LD ref = gv * (first + second);
+      allowed = std::fabs(gv) * allowed + ulp_of<T>(ref);
+      ASSERT_LE(std::fabs(LD(out[i]) - ref), allowed)
+          << ctx << " got " << out[i] << " exact " << static_cast<double>(ref);
+    }
+    // Every length (the masked tail on its own and after whole registers), and out == g.
+    for (int64_t n = 1; n <= 53; ++n) {
+      std::vector<T> part(g.begin(), g.begin() + n);
+      k.binary<T>(op)(part.data(), part.data(), x.data(), n);
+      ASSERT_EQ(std::memcmp(part.data(), out.data(), n * sizeof(T)), 0) << "n=" << n;
+    }
+  }
+}
+
+TEST_P(VecMath, FloatGeluGradients) {
+  check_gelu_gradients<float>(*k_);
+}
+TEST_P(VecMath, DoubleGeluGradients) {
+  check_gelu_gradients<double>(*k_);
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, VecMath, ::testing::Values(CpuIsa::kAvx2, CpuIsa::kAvx512),
                          [](const auto& info) {
                            return std::string(cpu::cpu_isa_name(info.param));
@@ -635,6 +709,71 @@ TEST(VecMathOps, MatchPyTorchInEveryFloatDtype) {
       expect_close(c.fn(xs), c.fn(xs.contiguous()), 0, 0, ctx + " strided");
     }
   }
+}
+
+// gelu's gradient (ember::gelu_backward in the profiler, the backend's GeluBackward kernel) against
+// PyTorch's in every float dtype, strided inputs included, and a create_graph backward (composed
+// of differentiable ops) giving the same first derivative and PyTorch's second.
+TEST(VecMathOps, GeluGradientsMatchPyTorchInEveryFloatDtype) {
+  const Tensor x64 = op_inputs();
+  const Tensor g64 = ember::linspace(-2.0, 3.0, x64.numel(), kDouble);
+  for (ScalarType dt : {kFloat, kDouble, kHalf, kBFloat16}) {
+    for (const char* approx : {"none", "tanh"}) {
+      const std::string ctx = std::string(approx) + " " + to_string(dt);
+      const Tensor x = x64.to(dt), g = g64.to(dt);
+      const bool narrow = dt == kHalf || dt == kBFloat16;
+      auto r = torch_run(std::string(narrow ? "dt = x.dtype\nx = x.float()\ng = g.float()\n" : "") +
+                             "x.requires_grad_(True)\n"
+                             "F.gelu(x, approximate='" +
+                             approx +
+                             "').backward(g)\n"
+                             "gx = x.grad" +
+                             (narrow ? ".to(dt)" : ""),
+                         {{"x", x}, {"g", g}}, {"gx"});
+      Tensor xe = x.clone().requires_grad_(true);
+      ember::gelu(xe, approx).backward(g);
+      double rtol = 2e-6, atol = 2e-6;  // PyTorch's float erf is good to about 1.5e-7
+      // double: gelu' is O(1), and PyTorch's 1 + tanh(t) and 1 - tanh^2 cancel to 0 in the tail
+      // where the exact value is 1e-15.
+      if (dt == kDouble) rtol = 1e-13, atol = 1e-14;
+      if (dt == kHalf) rtol = 0x1p-10, atol = 1e-6;
+      if (dt == kBFloat16) rtol = 0x1p-7, atol = 1e-6;
+      expect_close(xe.grad(), r.at("gx"), rtol, atol, ctx);
+      // Strided: the same kernel through its buffers, bit for bit.
+      Tensor xs = x.reshape({-1, 2}).t().detach().requires_grad_(true);
+      ember::gelu(xs, approx).backward(g.reshape({-1, 2}).t());
+      expect_close(xs.grad().t().reshape({-1}), xe.grad(), 0, 0, ctx + " strided");
+    }
+  }
+  // create_graph: the composed derivative, and second derivatives as PyTorch's.
+  const Tensor x = ember::linspace(-4.0, 4.0, 41, kDouble);
+  for (const char* approx : {"none", "tanh"}) {
+    auto r = torch_run(std::string("x.requires_grad_(True)\n") +
+                           "d, = torch.autograd.grad(F.gelu(x, approximate='" + approx +
+                           "').sum(), x, create_graph=True)\n"
+                           "h, = torch.autograd.grad(d.sum(), x)",
+                       {{"x", x}}, {"d", "h"});
+    Tensor xe = x.clone().requires_grad_(true);
+    const auto d = autograd::grad({ember::gelu(xe, approx).sum()}, {xe}, {}, std::nullopt, true);
+    expect_close(d[0].detach(), r.at("d"), 1e-12, 1e-14, std::string(approx) + " d");
+    const auto h = autograd::grad({d[0].sum()}, {xe});
+    expect_close(h[0], r.at("h"), 1e-12, 1e-14, std::string(approx) + " h");
+  }
+}
+
+// The gradient is one ember::gelu_backward call (PyTorch's aten::gelu_backward), not a composition.
+TEST(VecMathOps, GeluBackwardIsOneKernel) {
+  Tensor x = ember::linspace(-3.0, 3.0, 64).requires_grad_(true);
+  profiler::profile prof;
+  ember::gelu(x).sum().backward();
+  prof.stop();
+  size_t fused = 0, erf = 0;
+  for (const auto& e : prof.events()) {
+    fused += e.name == "ember::gelu_backward";
+    erf += e.name == "ember::erf";
+  }
+  EXPECT_EQ(fused, 1u);
+  EXPECT_EQ(erf, 0u);
 }
 
 TEST(VecMathOps, SoftmaxRowsMatchPyTorch) {

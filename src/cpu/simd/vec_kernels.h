@@ -34,6 +34,24 @@ inline void map(typename V::T* out, const typename V::T* in, int64_t n, F f) {
   if (i < n) V::store_n(out + i, f(V::load_n(in + i, n - i, typename V::T(0))), n - i);
 }
 
+// out[i] = f(a[i], b[i]) over n elements, as map.
+template <class V, class F>
+inline void map2(typename V::T* out, const typename V::T* a, const typename V::T* b, int64_t n,
+                 F f) {
+  constexpr int W = V::W;
+  using T = typename V::T;
+  int64_t i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    const typename V::R r0 = f(V::load(a + i), V::load(b + i));
+    const typename V::R r1 = f(V::load(a + i + W), V::load(b + i + W));
+    V::store(out + i, r0);
+    V::store(out + i + W, r1);
+  }
+  for (; i + W <= n; i += W) V::store(out + i, f(V::load(a + i), V::load(b + i)));
+  if (i < n)
+    V::store_n(out + i, f(V::load_n(a + i, n - i, T(0)), V::load_n(b + i, n - i, T(0))), n - i);
+}
+
 // Each op computes its functor's formula (kernel_math/functors.h) in the same order.
 template <class V>
 struct Ops {
@@ -89,26 +107,76 @@ struct Ops {
   // the functor's formula costs five times as much as this whole function, and PyTorch's own erf
   // (1.5e-7 absolute) is as inexact as the formula in the tail.
   static R gelu_f32(R x) {
-    // G(q) / 2, highest power first.
-    static constexpr float kHalfG[] = {-1.659314148e-04f, -2.468142193e-04f, 1.541085425e-03f,
-                                       -6.089743110e-04f, -1.341939718e-02f, 5.976345390e-02f,
-                                       -1.552331746e-01f, 2.951142490e-01f,  -4.416972399e-01f,
-                                       5.370034575e-01f};
     // Beyond |x| = 15, Phi(-|x|) is below the smallest float: the product is 0. The clamps also
     // keep inf out of q and of x / (w + 3) (+inf gives inf - 0; -inf gives -inf * 0 = NaN, as the
     // functor); NaN becomes 15 in both and stays NaN through x - that.
     const R fifteen = V::set1(15.0f);
     const R ax = V::min(V::abs(x), fifteen);
     const R e = exp_minus_half_square(ax);
-    const R rsqrt2 = V::set1(0.70710678118654752440f), three = V::set1(3.0f);
-    const R w_plus_3 = V::fmadd(ax, rsqrt2, three);
-    const R q = V::div(V::fmsub(ax, rsqrt2, three), w_plus_3);
+    const R w_plus_3 = V::fmadd(ax, V::set1(0.70710678118654752440f), V::set1(3.0f));
+    const R g = half_g(ax, w_plus_3);
     const R x_over = V::div(V::min(x, fifteen), w_plus_3);
-    R g = V::set1(kHalfG[0]);
-    for (int i = 1; i < 10; ++i) g = V::fmadd(g, q, V::set1(kHalfG[i]));
     // e last, so a subnormal e costs the product no more than its own rounding.
     const R x_phi_neg = V::mul(V::mul(x_over, g), e);
     return V::select_nonpositive(x, x_phi_neg, V::sub(x, x_phi_neg));
+  }
+
+  // G(q) / 2 of gelu_f32's erfc form for a = |x| (clamped to 15) and w + 3 = a / sqrt(2) + 3.
+  static R half_g(R ax, R w_plus_3) {
+    // G(q) / 2, highest power first.
+    static constexpr float kHalfG[] = {-1.659314148e-04f, -2.468142193e-04f, 1.541085425e-03f,
+                                       -6.089743110e-04f, -1.341939718e-02f, 5.976345390e-02f,
+                                       -1.552331746e-01f, 2.951142490e-01f,  -4.416972399e-01f,
+                                       5.370034575e-01f};
+    const R q = V::div(V::fmsub(ax, V::set1(0.70710678118654752440f), V::set1(3.0f)), w_plus_3);
+    R g = V::set1(kHalfG[0]);
+    for (int i = 1; i < 10; ++i) g = V::fmadd(g, q, V::set1(kHalfG[i]));
+    return g;
+  }
+
+  // gelu's gradient, grad * (Phi(x) + x phi(x)). In float, Phi(-|x|) comes from gelu_f32's erfc
+  // form (Phi(x) = 1 - Phi(-x) above 0), which keeps its digits in the negative tail, and
+  // phi(x) = exp(-x^2 / 2) / sqrt(2 pi) from the same exponential. x itself (not clamped)
+  // multiplies that exponential, so an infinite x gives inf * 0 = NaN as the functor (PyTorch's
+  // formula) does; double runs the functor's formula with SLEEF's erf and exp.
+  static void gelu_backward(T* out, const T* grad, const T* in, int64_t n) {
+    const R one = V::set1(T(1));
+    const R inv_sqrt_2pi = V::set1(T(0.39894228040143267794));
+    if constexpr (sizeof(T) == 4) {
+      map2<V>(out, grad, in, n, [&](R g, R x) {
+        const R ax = V::min(V::abs(x), V::set1(15.0f));
+        const R e = exp_minus_half_square(ax);
+        const R w_plus_3 = V::fmadd(ax, V::set1(0.70710678118654752440f), V::set1(3.0f));
+        const R phi_neg = V::mul(V::div(half_g(ax, w_plus_3), w_plus_3), e);  // Phi(-|x|)
+        const R cdf = V::select_nonpositive(x, phi_neg, V::sub(one, phi_neg));
+        return V::mul(g, V::fmadd(V::mul(x, e), inv_sqrt_2pi, cdf));
+      });
+    } else {
+      const R half = V::set1(T(0.5)), minus_half = V::set1(T(-0.5));
+      const R rsqrt2 = V::set1(T(0.70710678118654752440));
+      map2<V>(out, grad, in, n, [&](R g, R x) {
+        const R cdf = V::mul(half, V::add(one, V::erf(V::mul(x, rsqrt2))));
+        const R pdf = V::mul(V::exp(V::mul(V::mul(minus_half, x), x)), inv_sqrt_2pi);
+        return V::mul(g, V::add(cdf, V::mul(x, pdf)));
+      });
+    }
+  }
+
+  // The tanh approximation's gradient with s = sigmoid(2t) = (1 + tanh t) / 2, so that
+  // (1 - tanh^2 t) / 2 = 2 s (1 - s): grad * (s + 2 x s (1 - s) sqrt(2/pi) (1 + 3 * 0.044715 x^2)),
+  // with SLEEF's exp as gelu_tanh.
+  static void gelu_tanh_backward(T* out, const T* grad, const T* in, int64_t n) {
+    const R one = V::set1(T(1)), two_k = V::set1(T(2 * 0.79788456080286535588));
+    const R minus_two_k = V::set1(T(-2 * 0.79788456080286535588));
+    const R c = V::set1(T(0.044715)), three_c = V::set1(T(3 * 0.044715));
+    map2<V>(out, grad, in, n, [&](R g, R x) {
+      const R x2 = V::mul(x, x);
+      const R t2 = V::mul(minus_two_k, V::add(x, V::mul(V::mul(c, x2), x)));  // -2t
+      const R s = V::div(one, V::add(one, V::exp(t2)));
+      const R slope = V::mul(two_k, V::add(one, V::mul(three_c, x2)));
+      const R right = V::mul(V::mul(V::mul(x, s), V::sub(one, s)), slope);
+      return V::mul(g, V::add(s, right));
+    });
   }
 
   // exp(-a^2 / 2) for a in [0, 15], inline (as a call it would cost as much as the rest of gelu).
@@ -311,6 +379,8 @@ constexpr VecMathKernels make_kernels(CpuIsa isa) {
       D::softmax_cols,
       F::softmax_backward_cols,
       D::softmax_backward_cols,
+      {F::gelu_backward, F::gelu_tanh_backward},
+      {D::gelu_backward, D::gelu_tanh_backward},
   };
 }
 
