@@ -21,8 +21,16 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   EMBER_CHECK(input.dim() >= 1 && input.size(-1) == weight.size(1), ValueError,
               "linear(): input of shape ", input.sizes(), " and weight of shape ", weight.sizes(),
               " cannot be multiplied (mat1 and mat2 shapes cannot be multiplied)");
-  // 2-D input with bias: one GEMM that starts from the broadcast bias.
-  if (input.dim() == 2 && bias.defined()) return addmm(bias, input, weight.t());
+  // With bias: one GEMM that starts from the broadcast bias (no separate pass to add it). A
+  // contiguous input of more dims is that GEMM over its rows, as PyTorch's linear does.
+  if (bias.defined() && input.dim() == 2) return addmm(bias, input, weight.t());
+  if (bias.defined() && input.dim() > 2 && input.is_contiguous()) {
+    DimVector sizes(input.sizes());
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < sizes.size(); ++d) rows *= sizes[d];
+    sizes.back() = weight.size(0);
+    return addmm(bias, input.view({rows, input.size(-1)}), weight.t()).view(sizes);
+  }
   Tensor out = matmul(input, weight.t());
   return bias.defined() ? out + bias : out;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/profiler.h"
 #include "support/cuda_skip.h"
 #include "support/test_util.h"
 #include "support/torch_oracle.h"
@@ -74,7 +75,7 @@ Tensor input(std::vector<int64_t> shape, uint64_t seed) {
 
 TEST(NnLayers, Linear) {
   for (bool bias : {true, false}) {
-    for (auto shape : std::vector<std::vector<int64_t>>{{6, 5}, {2, 3, 5}, {5}}) {
+    for (auto shape : std::vector<std::vector<int64_t>>{{6, 5}, {2, 3, 5}, {2, 2, 3, 5}, {5}}) {
       auto m = nn::Linear(nn::LinearOptions(5, 3).bias(bias));
       m->to(kDouble);
       Tensor x = input(shape, 1);
@@ -88,6 +89,28 @@ TEST(NnLayers, Linear) {
           "Linear bias=" + std::to_string(bias) + " dims=" + std::to_string(shape.size()),
           [&] { return m->forward(x); }, leaves, py);
     }
+  }
+  {  // a non-contiguous 3-D input (the composed path)
+    auto m = nn::Linear(5, 3);
+    m->to(kDouble);
+    Tensor x = input({3, 2, 5}, 2);
+    parity(
+        "Linear transposed input", [&] { return m->forward(x.transpose(0, 1)); },
+        {{"x", x}, {"w", m->weight}, {"b", m->bias}}, "y = F.linear(x.transpose(0, 1), w, b)");
+  }
+  {  // a contiguous input of any rank with bias is one GEMM from the bias, as PyTorch's addmm
+    auto m = nn::Linear(5, 3);
+    Tensor x = randn({2, 4, 5}).requires_grad_();
+    profiler::profile prof;
+    m->forward(x).sum().backward();
+    prof.stop();
+    size_t addmm = 0, add = 0;
+    for (const auto& e : prof.events()) {
+      addmm += e.name == "ember::addmm";
+      add += e.name == "ember::add";
+    }
+    EXPECT_EQ(addmm, 1u);
+    EXPECT_EQ(add, 0u);
   }
   // float32 through addmm, with float tolerances.
   auto m = nn::Linear(7, 4);
