@@ -24,6 +24,7 @@
 #include "ember/nn/parallel/distributed_data_parallel.h"
 #include "ember/nn/utils/convert_parameters.h"
 #include "ember/ops.h"
+#include "ember/parallel.h"
 #include "ember/optim.h"
 #include "ember/options.h"
 #include "ember/profiler.h"

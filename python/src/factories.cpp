@@ -1,6 +1,7 @@
 // Tensor factories with PyTorch's keyword arguments: ember.zeros(2, 3, dtype=, device=,
 // requires_grad=), arange, linspace, eye, rand*, the *_like forms, manual_seed.
 #include "common.h"
+#include "ember/parallel.h"
 #include "ember/random_state.h"
 
 namespace ember::python {
@@ -126,6 +127,17 @@ void init_factories(nb::module_& m) {
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, "seed"_a);
   m.def("initial_seed", &initial_seed);
+  // torch.set_num_threads / get_num_threads: the CPU's intra-op threads (ember/parallel.h).
+  m.def(
+      "set_num_threads",
+      [](nb::handle n) {
+        // PyTorch's errors: RuntimeError for a non-int as for a non-positive count.
+        EMBER_CHECK(PyLong_Check(n.ptr()) && !PyBool_Check(n.ptr()), Error,
+                    "set_num_threads expects an int, but got ", nb::type_name(n.type()).c_str());
+        set_num_threads(nb::cast<int>(n));
+      },
+      "int"_a);
+  m.def("get_num_threads", &get_num_threads);
   m.def("get_rng_state", &get_rng_state);
   m.def("set_rng_state", &set_rng_state, "new_state"_a);
   m.def("is_tensor", [](nb::handle h) { return nb::isinstance<Tensor>(h); });

@@ -24,6 +24,7 @@
 #include "core/tensor_factory.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "cpu/num_threads.h"
 #include "cpu/vec_math.h"
 
 namespace ember::cpu {
@@ -210,7 +211,7 @@ void backward(const Operands<T>& o, const T* out, const T* lse, const T* grad_ou
   // Enough (batch, key head) pairs to keep every thread busy: one task per pair computes dK, dV
   // and the dQ of its query heads in one walk over the blocks (5 GEMMs per block pair, as
   // flash-attention 2). Otherwise the two passes below split the work finer (7 GEMMs).
-  if (g.batch * g.kv_heads >= 2 * omp_get_max_threads()) {
+  if (g.batch * g.kv_heads >= 2 * intra_op_threads()) {
     parallel_for(
         g.batch * g.kv_heads, work * k_blocks * g.group(), [&](int64_t begin, int64_t end) {
           std::vector<T> s(kQueryBlock * o.kb), dp(s.size()), pd(s.size());

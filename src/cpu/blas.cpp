@@ -15,6 +15,7 @@
 #include "cpu/bf16_gemm.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "cpu/num_threads.h"
 #include "ember/backends.h"
 #include "kernel_math/dispatch.h"
 
@@ -105,7 +106,7 @@ void gemm_blas(const Tensor& out, const Tensor& a, const Tensor& b, double alpha
   // Many small or mid-sized products (a convolution's per-sample GEMMs): one per thread, since
   // OpenBLAS runs single-threaded inside a parallel region and its own threading of a mid-sized
   // product costs a synchronisation per call.
-  const int threads = omp_get_max_threads();
+  const int threads = intra_op_threads();
   const bool split = M * N * K < 64 * 64 * 64 || (B >= 2 * threads && M * N * K < 256 * 256 * 256);
   if (B > 1 && split && threads > 1 && !omp_in_parallel()) {
 #pragma omp parallel for schedule(static)
@@ -135,7 +136,7 @@ void gemm_loop(const Tensor& out, const Tensor& a, const Tensor& b, double alpha
     }
     const T* A = pa + bi * as0;
     T* C = pc + bi * cs0;
-    const bool par = M * N * K >= kParallelGrain && omp_get_max_threads() > 1 && !omp_in_parallel();
+    const bool par = M * N * K >= kParallelGrain && intra_op_threads() > 1 && !omp_in_parallel();
 #pragma omp parallel for schedule(static) if (par)
     for (int64_t m = 0; m < M; ++m) {
       std::vector<acc> row(static_cast<size_t>(N), acc(0));
@@ -164,6 +165,7 @@ void CpuBackend::gemm(const Tensor& out, const Tensor& a, const Tensor& b, doubl
                       double beta) {
   EMBER_CHECK(out.dim() == 3 && a.dim() == 3 && b.dim() == 3, ValueError,
               "gemm expects 3-D tensors, got ", a.sizes(), " @ ", b.sizes(), " -> ", out.sizes());
+  intra_op_threads();  // OpenBLAS and oneDNN read this thread's OpenMP setting
   const ScalarType dt = out.dtype();
   // 16-bit: widen each operand once, multiply (or sum the products) in float32, round once.
   if ((dt == kHalf || dt == kBFloat16) && a.dtype() == dt && b.dtype() == dt) {
@@ -239,7 +241,7 @@ void CpuBackend::gemm_summed(const Tensor& out, const Tensor& a, const Tensor& b
                              double beta) {
   const int64_t products = std::max(a.size(0), b.size(0));
   auto part = [](const Tensor& t, int64_t i) { return gemm_batch_item(t, i); };
-  const int64_t shares = omp_in_parallel() ? 1 : std::min<int64_t>(omp_get_max_threads(), products);
+  const int64_t shares = omp_in_parallel() ? 1 : std::min<int64_t>(intra_op_threads(), products);
   std::vector<Tensor> targets{out};
   for (int64_t s = 1; s < shares; ++s)
     targets.push_back(make_empty(out.sizes(), out.dtype(), out.device()));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 
+#include "cpu/num_threads.h"
 #include "ember/tensor.h"
 #include "kernel_math/strided_layout.h"
 
@@ -58,7 +59,7 @@ void for_each(const std::array<const Tensor*, N>& ops, const Kernel& kernel,
               int64_t grain = kParallelGrain) {
   StridedLayout<N> L = make_layout<N>(ops);
   if (L.numel == 0) return;
-  int threads = omp_get_max_threads();
+  int threads = intra_op_threads();
   if (L.numel < grain || threads <= 1 || omp_in_parallel()) {
     run_range<N>(L, 0, L.numel, kernel);
     return;
@@ -79,7 +80,7 @@ namespace ember::cpu {
 // (elements touched per item) decides whether the threads pay for themselves.
 template <typename Fn>
 void parallel_for(int64_t n, int64_t work_per_item, const Fn& fn) {
-  const int threads = omp_get_max_threads();
+  const int threads = intra_op_threads();
   const int64_t chunks =
       std::min<int64_t>({threads, n, n * std::max<int64_t>(work_per_item, 1) / kParallelGrain});
   if (chunks <= 1 || omp_in_parallel()) {

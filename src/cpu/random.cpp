@@ -10,6 +10,7 @@
 #include "core/arange_int.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "cpu/num_threads.h"
 #include "kernel_math/cast_value.h"
 #include "kernel_math/dispatch.h"
 #include "kernel_math/philox.h"
@@ -28,7 +29,7 @@ void for_each_indexed(const Tensor& out, const F& f) {
       for (int64_t j = 0; j < n; ++j, ++i) f(reinterpret_cast<T*>(p[0] + j * s[0]), i);
     });
   };
-  const int threads = omp_get_max_threads();
+  const int threads = intra_op_threads();
   const int64_t grain = kParallelGrain / 8;  // Philox is ~100 cycles per element
   if (L.numel < grain || threads <= 1 || omp_in_parallel()) {
     range(0, L.numel);

@@ -14,6 +14,7 @@
 #include "core/tensor_factory.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "cpu/num_threads.h"
 #include "kernel_math/dispatch.h"
 #include "kernel_math/functors.h"
 #include "kernel_math/reduce_plan.h"
@@ -297,7 +298,7 @@ void reduce_kernel(const Tensor& out, const Tensor& in) {
   }
   const ReduceLayout L = make_reduce_layout(out, in);
   const auto* ip = static_cast<const in_t*>(in.data_ptr());
-  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int threads = omp_in_parallel() ? 1 : intra_op_threads();
   const bool columns =
       L.nk > 0 && L.nr > 0 && L.kin[L.nk - 1] == 1 && L.kout[L.nk - 1] == 1 && L.rin[L.nr - 1] != 1;
   if (columns) {

@@ -9,6 +9,7 @@
 
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "cpu/num_threads.h"
 #include "kernel_math/row_norm.h"
 
 namespace ember::cpu {
@@ -169,7 +170,7 @@ void row_norm_backward_typed(const Tensor& grad_in, const Tensor& grad_weight,
   const bool want_dw = grad_weight.defined(), want_db = grad_bias.defined();
   // The weight gradients add up over rows: each task sums its rows into its own slot, and the
   // slots are added in task order (the same bits for the same thread count).
-  const int threads = omp_get_max_threads();
+  const int threads = intra_op_threads();
   const int64_t tasks =
       std::max<int64_t>(1, std::min<int64_t>({threads, g.rows, g.rows * K * 4 / kParallelGrain}));
   std::vector<T> partial_w(want_dw ? tasks * total : 0), partial_b(want_db ? tasks * total : 0);

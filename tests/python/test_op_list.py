@@ -32,6 +32,7 @@ NOT_OPS = {
     "initial_seed", "get_rng_state", "set_rng_state", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
     "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
+    "set_num_threads", "get_num_threads",
     "set_autocast_enabled", "set_autocast_gpu_dtype", "set_default_dtype",
     # I/O
     "load", "save",

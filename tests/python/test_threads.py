@@ -3,6 +3,8 @@ Python thread keeps running while another is inside an op."""
 import threading
 import time
 
+import pytest
+
 import ember
 
 
@@ -53,3 +55,26 @@ def test_a_thread_waiting_in_an_op_lets_python_run():
     t.join()
     during = [x for x in ticks if start < x < end]
     assert len(during) >= 3, f"{len(during)} ticks during a {1000 * (end - start):.1f} ms matmul"
+
+
+def test_set_num_threads_as_torch():
+    # torch.set_num_threads / get_num_threads: the CPU's intra-op threads, process-wide.
+    saved = ember.get_num_threads()
+    assert isinstance(saved, int) and saved >= 1
+    try:
+        ember.set_num_threads(1)
+        assert ember.get_num_threads() == 1
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(ember.get_num_threads()))
+        t.start()
+        t.join()
+        assert seen == [1]
+        a = ember.ones(64, 64)
+        assert ember.equal(a @ a, ember.full((64, 64), 64.0))
+        with pytest.raises(RuntimeError, match="set_num_threads expects a positive integer"):
+            ember.set_num_threads(0)
+        with pytest.raises(RuntimeError, match="set_num_threads expects an int, but got float"):
+            ember.set_num_threads(1.5)
+    finally:
+        ember.set_num_threads(saved)
+    assert ember.get_num_threads() == saved
