@@ -173,6 +173,37 @@ DimVector window_input_sizes(const Window& g, int64_t n, int64_t dims) {
 
 }  // namespace
 
+namespace {
+
+// The backward of a direct convolution or its transpose: under create_graph the composite's
+// gradients, else `direct`, the backend's kernels, given the saved (contiguous) input and weight
+// and the contiguous output gradient.
+using DirectGrads =
+    std::function<autograd::variable_list(const Tensor& x, const Tensor& w, const Tensor& grad_out,
+                                          bool want_in, bool want_weight, bool want_bias)>;
+void record_direct(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                   const Tensor& in, const Tensor& w, ConvComposite composite, DirectGrads direct) {
+  if (!autograd::needs_grad({input, weight, bias})) return;
+  const bool want_in = autograd::requires_grad_fast(input);
+  const bool want_weight = autograd::requires_grad_fast(weight);
+  const bool want_bias = autograd::requires_grad_fast(bias);
+  autograd::record("ConvolutionBackward0", out, {input, weight, bias},
+                   [sin = autograd::SavedTensor(in), sweight = autograd::SavedTensor(w),
+                    sbias = autograd::SavedTensor(bias), want_in, want_weight, want_bias,
+                    composite = std::move(composite),
+                    direct = std::move(direct)](const autograd::variable_list& grad) {
+                     const Tensor x = sin.unpack(), wt = sweight.unpack();
+                     if (GradMode::is_enabled()) {
+                       return composite_grads(composite, x, wt,
+                                              sbias.defined() ? sbias.unpack() : Tensor(), grad[0],
+                                              want_in, want_weight, want_bias);
+                     }
+                     return direct(x, wt, grad[0].contiguous(), want_in, want_weight, want_bias);
+                   });
+}
+
+}  // namespace
+
 Tensor direct_convolution(const Tensor& input, const Tensor& weight, const Tensor& bias,
                           const Window& g, int64_t groups, ConvComposite composite) {
   const Tensor in = input.contiguous(), w = weight.contiguous();
@@ -183,29 +214,16 @@ Tensor direct_convolution(const Tensor& input, const Tensor& weight, const Tenso
   sizes.push_back(g.out_w);
   Tensor out = make_empty(sizes, in.dtype(), in.device());
   backend_for(out).convolution(out, in, w, b, g, groups);
-  if (autograd::needs_grad({input, weight, bias})) {
-    const bool want_in = autograd::requires_grad_fast(input);
-    const bool want_weight = autograd::requires_grad_fast(weight);
-    const bool want_bias = autograd::requires_grad_fast(bias);
-    autograd::record(
-        "ConvolutionBackward0", out, {input, weight, bias},
-        [sin = autograd::SavedTensor(in), sweight = autograd::SavedTensor(w),
-         sbias = autograd::SavedTensor(bias), want_in, want_weight, want_bias, g, groups,
-         composite = std::move(composite)](const autograd::variable_list& grad) {
-          const Tensor x = sin.unpack(), wt = sweight.unpack();
-          if (GradMode::is_enabled()) {
-            return composite_grads(composite, x, wt, sbias.defined() ? sbias.unpack() : Tensor(),
-                                   grad[0], want_in, want_weight, want_bias);
-          }
-          const Tensor go = grad[0].contiguous();
-          Tensor gin, gweight, gbias;
-          if (want_in) gin = make_empty(x.sizes(), x.dtype(), x.device());
-          if (want_weight) gweight = make_empty(wt.sizes(), wt.dtype(), wt.device());
-          if (want_bias) gbias = make_empty({wt.size(0)}, wt.dtype(), wt.device());
-          backend_for(go).convolution_backward(gin, gweight, gbias, go, x, wt, g, groups);
-          return autograd::variable_list{gin, gweight, gbias};
-        });
-  }
+  record_direct(out, input, weight, bias, in, w, std::move(composite),
+                [g, groups](const Tensor& x, const Tensor& wt, const Tensor& go, bool want_in,
+                            bool want_weight, bool want_bias) {
+                  Tensor gin, gweight, gbias;
+                  if (want_in) gin = make_empty(x.sizes(), x.dtype(), x.device());
+                  if (want_weight) gweight = make_empty(wt.sizes(), wt.dtype(), wt.device());
+                  if (want_bias) gbias = make_empty({wt.size(0)}, wt.dtype(), wt.device());
+                  backend_for(go).convolution_backward(gin, gweight, gbias, go, x, wt, g, groups);
+                  return autograd::variable_list{gin, gweight, gbias};
+                });
   return out;
 }
 
@@ -213,53 +231,39 @@ Tensor direct_conv_transpose(const Tensor& input, const Tensor& weight, const Te
                              const Window& g, int64_t groups, ConvComposite composite) {
   const Tensor in = input.contiguous(), w = weight.contiguous();
   Tensor out = make_empty(window_input_sizes(g, in.size(0), in.dim()), in.dtype(), in.device());
-  Backend& be = backend_for(out);
   // The transposed convolution is the convolution's backward-data with `input` as the gradient
   // of g's output. The backward kernel reads only the shape of its `in` argument when no weight
   // gradient is asked for, so the output itself stands in for it.
-  be.convolution_backward(out, Tensor(), Tensor(), in, out, w, g, groups);
+  backend_for(out).convolution_backward(out, Tensor(), Tensor(), in, out, w, g, groups);
   if (bias.defined()) {
     NoGradGuard no_grad;
     DimVector bias_shape(static_cast<size_t>(out.dim()), 1);
     bias_shape[1] = bias.size(0);
     out.add_(bias.view(bias_shape));
   }
-  if (autograd::needs_grad({input, weight, bias})) {
-    const bool want_in = autograd::requires_grad_fast(input);
-    const bool want_weight = autograd::requires_grad_fast(weight);
-    const bool want_bias = autograd::requires_grad_fast(bias);
-    autograd::record(
-        "ConvolutionBackward0", out, {input, weight, bias},
-        [sin = autograd::SavedTensor(in), sweight = autograd::SavedTensor(w),
-         sbias = autograd::SavedTensor(bias), want_in, want_weight, want_bias, g, groups,
-         composite = std::move(composite)](const autograd::variable_list& grad) {
-          const Tensor x = sin.unpack(), wt = sweight.unpack();
-          if (GradMode::is_enabled()) {
-            return composite_grads(composite, x, wt, sbias.defined() ? sbias.unpack() : Tensor(),
-                                   grad[0], want_in, want_weight, want_bias);
-          }
-          // The adjoint's gradients: the input's is the convolution of the output's gradient,
-          // the weight's is the convolution's weight gradient with the roles of input and
-          // output gradient swapped.
-          const Tensor go = grad[0].contiguous();
-          Backend& back = backend_for(go);
-          Tensor gin, gweight, gbias;
-          if (want_in) {
-            gin = make_empty(x.sizes(), x.dtype(), x.device());
-            back.convolution(gin, go, wt, Tensor(), g, groups);
-          }
-          if (want_weight) {
-            gweight = make_empty(wt.sizes(), wt.dtype(), wt.device());
-            back.convolution_backward(Tensor(), gweight, Tensor(), x, go, wt, g, groups);
-          }
-          if (want_bias) {
-            DimVector dims{0};
-            for (int64_t d = 2; d < go.dim(); ++d) dims.push_back(d);
-            gbias = go.sum(dims);
-          }
-          return autograd::variable_list{gin, gweight, gbias};
-        });
-  }
+  // The adjoint's gradients: the input's is the convolution of the output's gradient, the
+  // weight's the convolution's weight gradient with the roles of input and output gradient
+  // swapped, the bias's the output gradient summed over all but the channels.
+  record_direct(out, input, weight, bias, in, w, std::move(composite),
+                [g, groups](const Tensor& x, const Tensor& wt, const Tensor& go, bool want_in,
+                            bool want_weight, bool want_bias) {
+                  Backend& be = backend_for(go);
+                  Tensor gin, gweight, gbias;
+                  if (want_in) {
+                    gin = make_empty(x.sizes(), x.dtype(), x.device());
+                    be.convolution(gin, go, wt, Tensor(), g, groups);
+                  }
+                  if (want_weight) {
+                    gweight = make_empty(wt.sizes(), wt.dtype(), wt.device());
+                    be.convolution_backward(Tensor(), gweight, Tensor(), x, go, wt, g, groups);
+                  }
+                  if (want_bias) {
+                    DimVector dims{0};
+                    for (int64_t d = 2; d < go.dim(); ++d) dims.push_back(d);
+                    gbias = go.sum(dims);
+                  }
+                  return autograd::variable_list{gin, gweight, gbias};
+                });
   return out;
 }
 
