@@ -52,6 +52,20 @@ struct CublasGemmRecord {
 };
 EMBER_SIM_API CublasGemmRecord last_cublas_gemm();
 
+// The last cuDNN convolution call the calling host thread queued (cudnnConvolutionForward,
+// ...BackwardData, ...BackwardFilter; searches queue them too): the algorithm, the workspace
+// given, the descriptor's math type and the handle's stream. For tests of what Ember chose.
+struct CudnnCallRecord {
+  const char* call = nullptr;
+  int algo = -1;
+  size_t workspace_bytes = 0;
+  int math_type = -1;
+  cudaStream_t stream = nullptr;
+};
+EMBER_SIM_API CudnnCallRecord last_cudnn_call();
+// Number of cudnnFind*AlgorithmEx searches (all threads), for tests of the benchmark cache.
+EMBER_SIM_API uint64_t cudnn_searches();
+
 // Number of times a host thread waited for device work (stream/event/device synchronize,
 // blocking copies, cudaFree), for tests that prove a code path never syncs.
 EMBER_SIM_API uint64_t host_waits();
