@@ -36,7 +36,10 @@ if(EMBER_WITH_CUDA)
   target_compile_options(ember_build_settings INTERFACE
     $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-fvisibility=hidden>)
   target_link_libraries(ember_cuda_settings INTERFACE CUDA::cudart CUDA::cublas CUDA::cublasLt
-    CUDA::nvrtc ${EMBER_NCCL_LIBRARY})
+    CUDA::nvrtc ${EMBER_NCCL_LIBRARY} ${EMBER_CUDNN_LIBRARY})
+  if(EMBER_WITH_CUDNN)
+    target_include_directories(ember_cuda_settings INTERFACE ${EMBER_CUDNN_INCLUDE_DIR})
+  endif()
   if(EMBER_WITH_NCCL)
     target_include_directories(ember_cuda_settings INTERFACE ${EMBER_NCCL_INCLUDE_DIR})
   endif()

@@ -5,6 +5,9 @@
 #                            compiler against src/cuda_sim (no GPU, no toolkit)
 #   EMBER_WITH_CUDA_BACKEND  either of the two (src/cuda is built, not src/cuda_stub)
 #   EMBER_WITH_NCCL          NCCL found, on GPU builds only (EMBER_NCCL_LIBRARY, _INCLUDE_DIR)
+#   EMBER_WITH_CUDNN         cuDNN found on GPU builds (EMBER_CUDNN_LIBRARY, _INCLUDE_DIR), or
+#                            the simulator's shim; EMBER_CUDA_WITHOUT_CUDNN: a CUDA backend without
+#                            it
 #   EMBER_CUDA_TARGET_DIR    the folder of the build's half of the backend, on the include path of
 #                            the CUDA sources: src/cuda_nvcc or src/cuda_sim/backend
 #   EMBER_SIM_KERNEL_OPTIONS how a .cu file compiles as C++ on the simulator
@@ -60,6 +63,31 @@ endif()
 if(NOT EMBER_WITH_NCCL)
   set(EMBER_NCCL_LIBRARY "")
 endif()
+
+# cuDNN is optional too (EMBER_CUDNN=OFF leaves it out): the toolkit here ships it in
+# /usr/local/cuda, the GPU machine as PyTorch's nvidia-cudnn wheel. The simulator has its shim.
+set(EMBER_CUDNN "AUTO" CACHE STRING "Use cuDNN for CUDA convolutions: AUTO (when found) or OFF")
+set_property(CACHE EMBER_CUDNN PROPERTY STRINGS AUTO OFF)
+set(EMBER_WITH_CUDNN OFF)
+if(EMBER_CUDA_SIM AND NOT EMBER_CUDNN STREQUAL "OFF")
+  set(EMBER_WITH_CUDNN ON)
+elseif(EMBER_WITH_CUDA AND NOT EMBER_CUDNN STREQUAL "OFF")
+  find_library(EMBER_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR})
+  find_path(EMBER_CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  if(EMBER_CUDNN_LIBRARY AND EMBER_CUDNN_INCLUDE_DIR)
+    set(EMBER_WITH_CUDNN ON)
+  else()
+    message(STATUS "cuDNN not found: CUDA convolutions are im2col + cuBLAS")
+  endif()
+endif()
+if(NOT EMBER_WITH_CUDNN OR EMBER_CUDA_SIM)
+  set(EMBER_CUDNN_LIBRARY "")
+endif()
+set(EMBER_CUDA_WITHOUT_CUDNN OFF)
+if(EMBER_WITH_CUDA_BACKEND AND NOT EMBER_WITH_CUDNN)
+  set(EMBER_CUDA_WITHOUT_CUDNN ON)
+endif()
+message(STATUS "Ember cuDNN: ${EMBER_WITH_CUDNN}")
 
 # What a GPU build and the simulator do differently is one folder per build: src/cuda_nvcc or
 # src/cuda_sim/backend (the same file names). Their headers, included by src/cuda without a folder

@@ -32,7 +32,7 @@ set(EMBER_LAYER_core_USES kernel_math)
 # build and the simulator do differently is cuda_nvcc or cuda_sim/backend (one is built; src/cuda
 # reaches its headers through the include path). meta computes shapes and no data.
 set(EMBER_LAYER_backends_FOLDERS cuda_policy cpu cpu_dnnl cpu_dnnl_off cuda cuda_stub cuda_nvcc
-  cuda_sim/backend meta)
+  cuda_sim/backend cuda_cudnn cuda_cudnn_off meta)
 set(EMBER_LAYER_backends_USES kernel_math core)
 
 # The front ends (include/ember/ops.h, nn, optim, data, serialize): they reach a backend only
@@ -79,6 +79,9 @@ set(EMBER_FOLDER_CHOICES
   # The half of the CUDA backend that differs: on a GPU (nvcc) or on the simulator.
   "EMBER_WITH_CUDA          cuda_nvcc          -"
   "EMBER_CUDA_SIM           cuda_sim/backend   -"
+  # The CUDA backend's convolutions through cuDNN (found, or the simulator's shim), or none.
+  "EMBER_WITH_CUDNN         cuda_cudnn         -"
+  "EMBER_CUDA_WITHOUT_CUDNN cuda_cudnn_off     -"
   # torch.distributed backends, or the ones that say why they are missing.
   "EMBER_WITH_GLOO          distributed/gloo   distributed/gloo_unavailable"
   "EMBER_WITH_NCCL          distributed/nccl   distributed/nccl_unavailable")
@@ -86,7 +89,8 @@ set(EMBER_FOLDER_CHOICES
 # The folders whose sources include CUDA headers (the toolkit's or the simulator's). A layer
 # compiles them in an object library of their own, ember_<layer>_cuda, the only one that sees
 # those headers, so that every other source compiles alike on GPU and SIM builds (one ccache entry).
-set(EMBER_CUDA_HEADER_FOLDERS cuda cuda_stub cuda_nvcc cuda_sim/backend distributed/nccl)
+set(EMBER_CUDA_HEADER_FOLDERS cuda cuda_stub cuda_nvcc cuda_sim/backend cuda_cudnn cuda_cudnn_off
+  distributed/nccl)
 
 # The folders that `layer`'s code may include: its own and those of the layers it uses.
 function(ember_layer_visible_folders layer out)

@@ -33,11 +33,12 @@ import xml.etree.ElementTree as ET
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # What the GPU machine provides itself: the driver, the CUDA toolkit's libraries (CUDA_HOME or
-# PyTorch's nvidia-* wheels), NCCL (a wheel), and the C/C++ runtimes. Everything else is carried.
+# PyTorch's nvidia-* wheels), NCCL and cuDNN (wheels), and the C/C++ runtimes. Everything else
+# is carried.
 HOST_PROVIDED = re.compile(
     r"^(linux-vdso|ld-linux[-\w.]*|libc|libm|libdl|libpthread|librt|libutil|libresolv|libstdc\+\+|"
     r"libgcc_s|libgomp|libcuda|libnvidia[-\w]*|libcudart|libcublas|libcublasLt|libnvrtc[-\w]*|"
-    r"libnvJitLink|libnccl)\.so[.\d]*$")
+    r"libnvJitLink|libnccl|libcudnn[_\w]*)\.so[.\d]*$")
 
 # Tests that fail on purpose under a sanitizer: out-of-memory paths (the sanitizer reports the
 # failed cudaMalloc), device-side asserts (a trap is an error to memcheck) and death tests (fork).

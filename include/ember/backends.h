@@ -4,8 +4,8 @@
 //
 // What each one does in Ember today (docs/backends.md keeps this table):
 //   cuda::set_matmul_allow_tf32 (ember/cuda.h) float32 cuBLAS GEMMs may use TF32 tensor cores.
-//   cudnn::*                    kept and reported; Ember does not call cuDNN yet, so
-//                               cudnn::is_available() is false and nothing reads them.
+//   cudnn::*                    read by the CUDA convolutions through cuDNN (where the build has
+//                               it): enabled, benchmark, deterministic, allow_tf32 (float32).
 //   mkldnn::set_enabled         false: the CPU leaves oneDNN (its float32 convolutions and bfloat16
 //                               GEMMs) for the composed im2col + OpenBLAS paths.
 //   use_deterministic_algorithms  the CUDA kernels that accumulate with atomics (index_add,
@@ -30,7 +30,7 @@ EMBER_API void alert_not_deterministic(const std::string& caller);
 }  // namespace detail
 
 namespace backends::cudnn {
-// Whether this build can call cuDNN (false: Ember's convolutions are im2col + GEMM).
+// Whether CUDA is available and this build calls cuDNN (else CUDA convs are im2col + cuBLAS).
 EMBER_API bool is_available();
 // cuDNN's version as PyTorch reports it (e.g. 90100), or -1 where it is not available.
 EMBER_API int64_t version();

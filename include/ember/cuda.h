@@ -30,9 +30,9 @@ EMBER_API int device_count();
 // Why is_available() is false: "Ember was built without CUDA", "no NVIDIA driver", "no CUDA
 // device"; empty when CUDA is available.
 EMBER_API std::string unavailable_reason();
-// libtorch's torch::cuda::cudnn_is_available(): always false. Ember does not link cuDNN; its
-// convolutions are im2col + cuBLAS GEMMs and its RNNs composed ops, on every build, so there is no
-// cuDNN to be available (code that checks it before using a GPU should check is_available()).
+// libtorch's torch::cuda::cudnn_is_available(): still false here. Whether the CUDA convolutions go
+// through cuDNN is backends::cudnn::is_available() (ember/backends.h); this inline answer is to
+// follow it at the next change of this header's code (docs/cuda.md says why it waits).
 inline bool cudnn_is_available() {
   return false;
 }

@@ -1,5 +1,6 @@
 // torch.backends.cudnn's switches. They are settings, not device work, so they live here for
-// every build; Ember does not call cuDNN yet, so they are kept and reported but read by nothing.
+// every build; the CUDA backend's cuDNN convolutions read them (src/cuda_cudnn), which also say
+// whether cuDNN is available (is_available() and version() live with the backend's build).
 #include <atomic>
 
 #include "ember/backends.h"
@@ -12,12 +13,6 @@ std::atomic<bool> g_deterministic{false};
 std::atomic<bool> g_allow_tf32{true};  // PyTorch's default for convolutions
 }  // namespace
 
-bool is_available() {
-  return false;
-}
-int64_t version() {
-  return -1;
-}
 bool enabled() {
   return g_enabled.load();
 }

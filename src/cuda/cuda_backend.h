@@ -10,6 +10,9 @@ namespace ember::cuda {
 class CudaBackend final : public Backend {
  public:
   Allocator* allocator(Device device) override;
+  // Yes where cuDNN is built in and enabled (src/cuda_cudnn); no without it (src/cuda_cudnn_off),
+  // where the front end composes im2col and cuBLAS.
+  bool has_convolution(const Tensor& in, const Window& g, int64_t groups) override;
   EMBER_BACKEND_FAMILIES(EMBER_BACKEND_OVERRIDE)
 };
 

@@ -140,20 +140,4 @@ void CudaBackend::max_pool2d_backward(const Tensor& grad_in, const Tensor& grad_
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
 
-// No direct convolution on CUDA yet (cuDNN's is issue 38's): has_convolution() keeps the
-// default "no", so the front end composes these im2col kernels and cuBLAS, and these two are
-// never reached.
-void CudaBackend::convolution(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                              const Window&, int64_t) {
-  throw Error(
-      "convolution: CUDA has no direct convolution kernel (has_convolution() is false); "
-      "conv2d composes im2col and cuBLAS on CUDA");
-}
-void CudaBackend::convolution_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                                       const Tensor&, const Tensor&, const Window&, int64_t) {
-  throw Error(
-      "convolution_backward: CUDA has no direct convolution kernel "
-      "(has_convolution() is false)");
-}
-
 }  // namespace ember::cuda

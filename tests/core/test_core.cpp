@@ -96,7 +96,8 @@ TEST(Device, MpsParsesButHoldsNoTensors) {
 }
 
 TEST(Device, CudnnIsNeverAvailable) {
-  // libtorch's torch::cuda::cudnn_is_available(): Ember uses no cuDNN on any build.
+  // libtorch's torch::cuda::cudnn_is_available(): still false (include/ember/cuda.h says why);
+  // backends::cudnn::is_available() is the answer that follows the build.
   EXPECT_FALSE(cuda::cudnn_is_available());
 }
 

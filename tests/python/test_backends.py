@@ -32,10 +32,22 @@ def test_defaults_match_pytorch():
     assert ember.backends.openmp.is_available() is True
     assert ember.are_deterministic_algorithms_enabled() == \
         torch.are_deterministic_algorithms_enabled()
-    # No cuDNN in Ember yet: PyTorch's answers for a build without it.
-    assert ember.backends.cudnn.is_available() is False
-    assert ember.backends.cudnn.version() is None
-    assert ember.backends.cudnn.is_acceptable(ember.ones(2)) is False
+    assert ember.backends.cudnn.is_acceptable(ember.ones(2)) is False  # a CPU tensor
+
+
+def test_cudnn_is_available_with_cuda():
+    # cuDNN comes with the CUDA backend (the simulator has its shim); without CUDA, PyTorch's
+    # answers for a build without it.
+    if not ember.cuda.is_available():
+        assert ember.backends.cudnn.is_available() is False
+        assert ember.backends.cudnn.version() is None
+        return
+    if ember.cuda.is_simulated():
+        assert ember.backends.cudnn.is_available() is True
+    assert (ember.backends.cudnn.version() is not None) == ember.backends.cudnn.is_available()
+    if ember.backends.cudnn.is_available():
+        assert ember.backends.cudnn.version() >= 90000
+        assert ember.backends.cudnn.is_acceptable(ember.ones(2, device="cuda")) is True
 
 
 def test_cudnn_flags_reach_cpp():

@@ -1,6 +1,6 @@
-"""ember.backends.cudnn: PyTorch's cuDNN switches. Ember does not call cuDNN yet (its convolutions
-are im2col + GEMM), so is_available() is False; the flags are kept in C++ for the cuDNN paths to
-read and nothing reads them today."""
+"""ember.backends.cudnn: PyTorch's cuDNN switches, read by the CUDA convolutions (which go through
+cuDNN where the build has it: every GPU build that found it, and the simulator's shim; elsewhere
+they are im2col + cuBLAS and is_available() is False)."""
 from contextlib import contextmanager
 
 from ..._C import _backends as _b
