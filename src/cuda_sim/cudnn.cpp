@@ -419,6 +419,34 @@ cudnnStatus_t list_algorithms(Direction dir, const cudnnConvolutionStruct* conv,
   return CUDNN_STATUS_SUCCESS;
 }
 
+// A search (cudnnFind*AlgorithmEx): runs every algorithm that fits the workspace, in the
+// heuristics' order (each writes the output, as cuDNN's do), counts the search and reports the
+// algorithms fastest first; the simulator's times are fixed, in heuristics order.
+template <typename Perf, typename Algo>
+cudnnStatus_t search(Direction dir, cudnnHandle_t h, const cudnnTensorStruct* x_desc,
+                     const cudnnFilterStruct* w_desc, const cudnnConvolutionStruct* conv,
+                     const cudnnTensorStruct* y_desc, const void* a, const void* b, void* out,
+                     int requested, int* returned, Perf* results, void* workspace,
+                     size_t workspace_bytes) {
+  Geometry g;
+  if (!h) return CUDNN_STATUS_NOT_INITIALIZED;
+  if (cudnnStatus_t st = geometry(x_desc, w_desc, conv, y_desc, &g)) return st;
+  const double one = 1, zero = 0;
+  const float onef = 1, zerof = 0;
+  const bool wide = g.type == CUDNN_DATA_DOUBLE;
+  const void* alpha = wide ? static_cast<const void*>(&one) : &onef;
+  const void* beta = wide ? static_cast<const void*>(&zero) : &zerof;
+  for (int algo : dir == Direction::Forward ? std::array<int, 2>{1, 0} : std::array<int, 2>{0, 1}) {
+    if (workspace_of(algo) > workspace_bytes) continue;
+    if (cudnnStatus_t st = convolve(dir, h, alpha, g, x_desc, w_desc, y_desc, a, b, out, algo,
+                                    workspace, workspace_bytes, beta, conv))
+      return st;
+  }
+  g_searches.fetch_add(1);
+  return list_algorithms<Perf, Algo>(dir, conv, requested, returned, results, workspace_bytes,
+                                     true);
+}
+
 }  // namespace
 
 size_t cudnnGetVersion(void) {
@@ -577,73 +605,32 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
       Direction::BackwardFilter, conv, requested, returned, results, SIZE_MAX, false);
 }
 
-// The searches run every algorithm that fits the workspace (each writes the output, as cuDNN's
-// do) and report them fastest first; the simulator's times are fixed, in heuristics order.
 cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(
     cudnnHandle_t h, cudnnTensorDescriptor_t x_desc, const void* x, cudnnFilterDescriptor_t w_desc,
     const void* w, cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y_desc, void* y,
     int requested, int* returned, cudnnConvolutionFwdAlgoPerf_t* results, void* workspace,
     size_t workspace_bytes) {
-  Geometry g;
-  if (!h) return CUDNN_STATUS_NOT_INITIALIZED;
-  if (cudnnStatus_t st = geometry(x_desc, w_desc, conv, y_desc, &g)) return st;
-  const double one = 1, zero = 0;
-  const float onef = 1, zerof = 0;
-  const bool wide = g.type == CUDNN_DATA_DOUBLE;
-  for (int algo : {1, 0}) {
-    if (workspace_of(algo) > workspace_bytes) continue;
-    if (cudnnStatus_t st = convolve(Direction::Forward, h, wide ? (const void*)&one : &onef, g,
-                                    x_desc, w_desc, y_desc, x, w, y, algo, workspace,
-                                    workspace_bytes, wide ? (const void*)&zero : &zerof, conv))
-      return st;
-  }
-  g_searches.fetch_add(1);
-  return list_algorithms<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
-      Direction::Forward, conv, requested, returned, results, workspace_bytes, true);
+  return search<cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t>(
+      Direction::Forward, h, x_desc, w_desc, conv, y_desc, x, w, y, requested, returned, results,
+      workspace, workspace_bytes);
 }
 cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
     cudnnHandle_t h, cudnnFilterDescriptor_t w_desc, const void* w, cudnnTensorDescriptor_t dy_desc,
     const void* dy, cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t dx_desc, void* dx,
     int requested, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* results, void* workspace,
     size_t workspace_bytes) {
-  Geometry g;
-  if (!h) return CUDNN_STATUS_NOT_INITIALIZED;
-  if (cudnnStatus_t st = geometry(dx_desc, w_desc, conv, dy_desc, &g)) return st;
-  const double one = 1, zero = 0;
-  const float onef = 1, zerof = 0;
-  const bool wide = g.type == CUDNN_DATA_DOUBLE;
-  for (int algo : {0, 1}) {
-    if (workspace_of(algo) > workspace_bytes) continue;
-    if (cudnnStatus_t st = convolve(Direction::BackwardData, h, wide ? (const void*)&one : &onef, g,
-                                    dx_desc, w_desc, dy_desc, w, dy, dx, algo, workspace,
-                                    workspace_bytes, wide ? (const void*)&zero : &zerof, conv))
-      return st;
-  }
-  g_searches.fetch_add(1);
-  return list_algorithms<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
-      Direction::BackwardData, conv, requested, returned, results, workspace_bytes, true);
+  return search<cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t>(
+      Direction::BackwardData, h, dx_desc, w_desc, conv, dy_desc, w, dy, dx, requested, returned,
+      results, workspace, workspace_bytes);
 }
 cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
     cudnnHandle_t h, cudnnTensorDescriptor_t x_desc, const void* x, cudnnTensorDescriptor_t dy_desc,
     const void* dy, cudnnConvolutionDescriptor_t conv, cudnnFilterDescriptor_t dw_desc, void* dw,
     int requested, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* results, void* workspace,
     size_t workspace_bytes) {
-  Geometry g;
-  if (!h) return CUDNN_STATUS_NOT_INITIALIZED;
-  if (cudnnStatus_t st = geometry(x_desc, dw_desc, conv, dy_desc, &g)) return st;
-  const double one = 1, zero = 0;
-  const float onef = 1, zerof = 0;
-  const bool wide = g.type == CUDNN_DATA_DOUBLE;
-  for (int algo : {0, 1}) {
-    if (workspace_of(algo) > workspace_bytes) continue;
-    if (cudnnStatus_t st = convolve(Direction::BackwardFilter, h, wide ? (const void*)&one : &onef,
-                                    g, x_desc, dw_desc, dy_desc, x, dy, dw, algo, workspace,
-                                    workspace_bytes, wide ? (const void*)&zero : &zerof, conv))
-      return st;
-  }
-  g_searches.fetch_add(1);
-  return list_algorithms<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
-      Direction::BackwardFilter, conv, requested, returned, results, workspace_bytes, true);
+  return search<cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t>(
+      Direction::BackwardFilter, h, x_desc, dw_desc, conv, dy_desc, x, dy, dw, requested, returned,
+      results, workspace, workspace_bytes);
 }
 
 cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t h, cudnnTensorDescriptor_t x,
