@@ -30,7 +30,7 @@ EMBER_API void alert_not_deterministic(const std::string& caller);
 }  // namespace detail
 
 namespace backends::cudnn {
-// Whether CUDA is available and this build calls cuDNN (else CUDA convs are im2col + cuBLAS).
+// Whether this build calls cuDNN, GPU or not, as PyTorch (else CUDA convs are im2col + cuBLAS).
 EMBER_API bool is_available();
 // cuDNN's version as PyTorch reports it (e.g. 90100), or -1 where it is not available.
 EMBER_API int64_t version();
