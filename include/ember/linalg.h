@@ -1,11 +1,14 @@
 #pragma once
-// torch::linalg's square-matrix functions built on an LU factorisation with partial pivoting
-// (src/ops/linalg_lu.cpp; the `lu_factor` and `lu_solve` backend families) or on a Cholesky one
-// (the `cholesky` family), and the top-level names PyTorch keeps for some of them (det, logdet,
-// slogdet, inverse, cholesky). Every function takes batches [..., n, n] of float32 or float64
-// matrices on any device and is differentiable.
+// torch::linalg's matrix functions. The square-matrix ones are built on an LU factorisation with
+// partial pivoting (src/ops/linalg_lu.cpp; the `lu_factor` and `lu_solve` backend families) or on a
+// Cholesky one (the `cholesky` family), and the top-level names PyTorch keeps for some of them
+// (det, logdet, slogdet, inverse, cholesky). Every function takes batches [..., n, n] of float32 or
+// float64 matrices on any device and is differentiable.
+#include <optional>
+#include <string_view>
 #include <tuple>
 
+#include "ember/scalar.h"
 #include "ember/tensor.h"
 
 namespace ember::linalg {
@@ -22,6 +25,55 @@ EMBER_API std::tuple<Tensor, Tensor> slogdet(const Tensor& A);
 // is not positive-definite.
 EMBER_API Tensor cholesky(const Tensor& A, bool upper = false);
 
+// The decompositions (src/ops/linalg_qr.cpp, linalg_eigh.cpp, linalg_svd.cpp) take batches
+// [..., m, n] of float32 or float64 matrices. Each is differentiable where PyTorch's is.
+//
+// (Q, R) with A = Q R. mode "reduced": Q [..., m, k], R [..., k, n] with k = min(m, n);
+// "complete": Q [..., m, m], R [..., m, n]; "r": R alone (Q is an empty tensor).
+EMBER_API std::tuple<Tensor, Tensor> qr(const Tensor& A, std::string_view mode = "reduced");
+// (eigenvalues [..., n] ascending, eigenvectors [..., n, n] as columns) of the symmetric matrices
+// read from A's lower triangle (UPLO "U": the upper one).
+EMBER_API std::tuple<Tensor, Tensor> eigh(const Tensor& A, std::string_view UPLO = "L");
+EMBER_API Tensor eigvalsh(const Tensor& A, std::string_view UPLO = "L");
+// (U, S, Vh) with A = U diag(S) Vh, S descending. full_matrices: U [..., m, m], Vh [..., n, n];
+// otherwise U [..., m, k], Vh [..., k, n].
+EMBER_API std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool full_matrices = true);
+EMBER_API Tensor svdvals(const Tensor& A);
+
+// The functions built on them and on the reductions (src/ops/linalg_norms.cpp,
+// linalg_functions.cpp).
+//
+// The vector ord-norm over dim (every element when empty); inf/-inf the largest/smallest
+// magnitude, 0 the count of non-zeros. dtype: computed in and returned as that dtype.
+EMBER_API Tensor vector_norm(const Tensor& x, const Scalar& ord = 2, IntArrayRef dim = {},
+                             bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+// The matrix norm over the two dims `dim`: ord 1/-1 (max/min column sum), inf/-inf (row sums),
+// 2/-2 (largest/smallest singular value), or the string forms "fro" and "nuc".
+EMBER_API Tensor matrix_norm(const Tensor& A, const Scalar& ord, IntArrayRef dim = {-2, -1},
+                             bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor matrix_norm(const Tensor& A, std::string_view ord = "fro",
+                             IntArrayRef dim = {-2, -1}, bool keepdim = false,
+                             std::optional<ScalarType> dtype = std::nullopt);
+// torch.linalg.norm (dim empty: unset): with ord unset, the 2-norm of the flattened input or a
+// vector norm over one dim, the Frobenius norm over two; with ord set, a vector norm over one dim
+// and a matrix norm over two, dim unset then needing a 1-D or 2-D input.
+EMBER_API Tensor norm(const Tensor& A, const std::optional<Scalar>& ord = std::nullopt,
+                      IntArrayRef dim = {}, bool keepdim = false,
+                      std::optional<ScalarType> dtype = std::nullopt);
+EMBER_API Tensor norm(const Tensor& A, std::string_view ord, IntArrayRef dim = {},
+                      bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt);
+// The Moore-Penrose pseudo-inverse through the SVD (hermitian: through eigh), singular values at
+// or below max(atol, rtol * largest) dropped. libtorch's form takes rcond as rtol with atol 0;
+// PyTorch's Python default (both unset) is rtol = eps * max(m, n).
+EMBER_API Tensor pinv(const Tensor& A, double rcond = 1e-15, bool hermitian = false);
+EMBER_API Tensor pinv(const Tensor& A, std::optional<double> atol, std::optional<double> rtol,
+                      bool hermitian = false);
+// The number of singular values above max(atol, rtol * largest); both unset: rtol = eps*max(m,n).
+EMBER_API Tensor matrix_rank(const Tensor& A, std::optional<double> atol = std::nullopt,
+                             std::optional<double> rtol = std::nullopt, bool hermitian = false);
+// e^A of square matrices, by scaling and squaring with a Taylor/Pade approximant.
+EMBER_API Tensor matrix_exp(const Tensor& A);
+
 }  // namespace ember::linalg
 
 namespace ember {
@@ -32,5 +84,14 @@ EMBER_API Tensor logdet(const Tensor& A);
 EMBER_API std::tuple<Tensor, Tensor> slogdet(const Tensor& A);
 EMBER_API Tensor inverse(const Tensor& A);
 EMBER_API Tensor cholesky(const Tensor& A, bool upper = false);
+// X with A X = B for A = L L^T given its factor L (upper: A = U^T U); B [..., n, k].
+EMBER_API Tensor cholesky_solve(const Tensor& B, const Tensor& L, bool upper = false);
+EMBER_API Tensor matrix_exp(const Tensor& A);
+// torch.qr / torch.svd (deprecated in PyTorch, still called): some = true gives the reduced forms.
+// svd returns V, not Vh.
+EMBER_API std::tuple<Tensor, Tensor> qr(const Tensor& A, bool some = true);
+EMBER_API std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& A, bool some = true,
+                                                 bool compute_uv = true);
+EMBER_API Tensor pinverse(const Tensor& A, double rcond = 1e-15);
 
 }  // namespace ember

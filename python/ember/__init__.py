@@ -25,6 +25,9 @@ from . import amp, cpu, profiler  # noqa: F401
 from . import distributed  # noqa: F401
 from . import backends  # noqa: F401
 from . import linalg  # noqa: F401
+from .linalg import _qr as qr, _svd as svd  # noqa: F401  torch.qr, torch.svd
+Tensor.qr = linalg._qr
+Tensor.svd = linalg._svd
 from ._C._backends import (  # noqa: F401
     use_deterministic_algorithms, are_deterministic_algorithms_enabled,
     is_deterministic_algorithms_warn_only_enabled)

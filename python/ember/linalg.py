@@ -1,7 +1,41 @@
-"""torch.linalg's square-matrix functions, each one C++ call (include/ember/linalg.h): inv,
-solve, det, slogdet and cholesky, on float32/float64 batches of matrices on any device, differentiable.
+"""torch.linalg, each function one C++ call (include/ember/linalg.h): the square-matrix functions
+(inv, solve, det, slogdet, cholesky), the decompositions (qr, eigh, eigvalsh, svd, svdvals) and the
+functions built on them, on float32/float64 batches of matrices on any device, differentiable.
 LinAlgError (a RuntimeError) is what a singular matrix raises, as torch.linalg.LinAlgError."""
+from . import return_types as _return_types
 from ._C import _LinAlgError as LinAlgError
-from ._C._linalg import cholesky, det, inv, slogdet, solve
+from ._C import _linalg
+from ._C._linalg import cholesky, det, eigvalsh, inv, slogdet, solve, svdvals
 
-__all__ = ["LinAlgError", "cholesky", "det", "inv", "slogdet", "solve"]
+
+def qr(A, mode="reduced"):
+    return _return_types.linalg_qr(*_linalg.qr(A, mode))
+
+
+def eigh(A, UPLO="L"):
+    return _return_types.linalg_eigh(*_linalg.eigh(A, UPLO))
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+    return _return_types.linalg_svd(*_linalg.svd(A, full_matrices))
+
+
+def _qr(input, some=True):
+    """torch.qr (deprecated in PyTorch, still called): linalg.qr's reduced or complete form."""
+    return _return_types.qr(*_linalg._qr_some(input, some))
+
+
+def _svd(input, some=True, compute_uv=True):
+    """torch.svd (deprecated in PyTorch, still called): V rather than Vh; compute_uv=False
+    zero-fills square U and V."""
+    return _return_types.svd(*_linalg._svd_some(input, some, compute_uv))
+
+
+# -- norms, pinv, matrix_rank, matrix_exp (python/src/ops_linalg_functions.cpp) --
+# -- end --
+
+__all__ = ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "qr", "slogdet", "solve",
+           "svd", "svdvals"]

@@ -26,6 +26,11 @@ nanmedian = _pair("nanmedian")
 aminmax = _pair("aminmax", ("min", "max"))
 slogdet = _pair("slogdet", ("sign", "logabsdet"))
 linalg_slogdet = _pair("linalg_slogdet", ("sign", "logabsdet"))
+linalg_qr = _pair("linalg_qr", ("Q", "R"))
+linalg_eigh = _pair("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_svd = _pair("linalg_svd", ("U", "S", "Vh"))
+qr = _pair("qr", ("Q", "R"))
+svd = _pair("svd", ("U", "S", "V"))
 _PAIRS = {"max": max, "min": min, "sort": sort, "topk": topk, "cummax": cummax,
           "cummin": cummin, "kthvalue": kthvalue, "median": median, "nanmedian": nanmedian,
           "aminmax": aminmax, "slogdet": slogdet, "linalg_slogdet": linalg_slogdet}

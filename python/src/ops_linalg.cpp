@@ -4,8 +4,8 @@
 // inv, solve, det, slogdet, cholesky, which ember/linalg.py re-exports as ember.linalg).
 // Each is ember.f(input, ...) and, where PyTorch has it, Tensor.f(...), with Tensor.f_(...) where
 // PyTorch has one; kernels run without the GIL. a @ b is in ops_operators.cpp.
-#include "common.h"
 #include "ember/linalg.h"
+#include "ops_linalg.h"
 
 namespace ember::python {
 namespace {
@@ -70,6 +70,8 @@ void def_lu_functions(nb::module_& m, nb::class_<Tensor>& cls) {
       "slogdet",
       [](T a) { return pair_without_gil("linalg_slogdet", [&] { return linalg::slogdet(a); }); },
       "A"_a);
+  init_linalg_decompositions(m, sub, cls);
+  init_linalg_functions(m, sub, cls);
 }
 
 void def_triangles_and_diagonals(nb::module_& m, nb::class_<Tensor>& cls) {

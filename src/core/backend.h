@@ -212,6 +212,27 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
   /* int32: the order of the first leading minor that is not positive-definite, or 0. */        \
   X(cholesky, void, (const Tensor& factor, const Tensor& info), (factor, info),                    \
     "ember::linalg_cholesky_ex", (factor), (factor), meta_skip)                                    \
+  /* The decompositions (src/ops/linalg_qr.cpp, linalg_eigh.cpp, linalg_svd.cpp), LAPACK's */   \
+  /* layouts as above: an m x n matrix column-major is a row-major [n, m] buffer. geqrf: each */ \
+  /* matrix of a [B, n, m] replaced in place by R (on and above the diagonal) and Householder */  \
+  /* reflectors (below it); tau [B, min(m, n)] their scales. */                                  \
+  X(geqrf, void, (const Tensor& a, const Tensor& tau), (a, tau), "ember::geqrf", (a, tau), (a),    \
+    meta_skip)                                                                                     \
+  /* orgqr: q [B, c, m] (c <= m columns, the first k = tau.size(1) of them geqrf's reflectors) */ \
+  /* replaced by the first c columns of Q = H_1 ... H_k. */                                       \
+  X(householder_product, void, (const Tensor& q, const Tensor& tau), (q, tau),                     \
+    "ember::linalg_householder_product", (q), (q, tau), meta_skip)                                 \
+  /* syevd: each symmetric matrix of vectors [B, n, n], read from its lower triangle, replaced */ \
+  /* by its eigenvectors as columns; values [B, n] ascending; info [B] int32 (0, or no */         \
+  /* convergence). */                                                                              \
+  X(eigh, void, (const Tensor& vectors, const Tensor& values, const Tensor& info),                 \
+    (vectors, values, info), "ember::linalg_eigh", (vectors, values, info), (vectors), meta_skip)  \
+  /* gesdd, reduced: a [B, n, m] (overwritten) = U diag(s) Vh with u [B, k, m] (m x k), */      \
+  /* s [B, k] descending, vh [B, n, k] (k x n), k = min(m, n); info [B] int32 (0, or no */        \
+  /* convergence). */                                                                              \
+  X(svd, void,                                                                                     \
+    (const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& info),     \
+    (a, u, s, vh, info), "ember::_linalg_svd", (u, s, vh, info), (a), meta_skip)                   \
   /* Mixed precision (amp::GradScaler). Every tensor of `grads` (dense, one floating dtype, */     \
   /* this device) is multiplied in place by inv_scale[0] in one pass over all of them; */          \
   /* found_inf[0] (float32) becomes 1 when any element was inf or NaN. PyTorch's */                \

@@ -1,6 +1,7 @@
 #pragma once
-// What the linalg front ends share (linalg_lu.cpp, linalg_cholesky.cpp): argument checks, the
-// column-major copies the LAPACK-style families work in, and the check of their `info`.
+// What the linalg front ends share (linalg_lu.cpp, linalg_cholesky.cpp, the decompositions):
+// argument checks, the column-major copies the LAPACK-style families work in, and the check of
+// their `info`.
 #include <string>
 #include <vector>
 
@@ -25,6 +26,15 @@ inline void check_square(const Tensor& A, const char* op) {
   EMBER_CHECK(A.size(-1) == A.size(-2), ValueError, op,
               ": A must be batches of square matrices, but they are ", A.size(-2), " by ",
               A.size(-1), " matrices");
+  const ScalarType t = A.scalar_type();
+  EMBER_CHECK(t == kFloat || t == kDouble || is_16bit(A), TypeError, op,
+              ": Expected a floating point or complex tensor as input. Got ", t);
+}
+
+// Batches [..., m, n] of float matrices, square or not (the decompositions).
+inline void check_matrices(const Tensor& A, const char* op) {
+  EMBER_CHECK(A.dim() >= 2, ValueError, op,
+              ": The input tensor A must have at least 2 dimensions.");
   const ScalarType t = A.scalar_type();
   EMBER_CHECK(t == kFloat || t == kDouble || is_16bit(A), TypeError, op,
               ": Expected a floating point or complex tensor as input. Got ", t);

@@ -9,7 +9,8 @@ const std::vector<OpInfo>& all_ops() {
   static const std::vector<OpInfo> rows = [] {
     std::vector<OpInfo> all;
     for (auto family : {elementwise_rows, reduction_rows, shape_rows, more_shape_rows,
-                        indexing_rows, nn_rows, math_rows}) {
+                        indexing_rows, nn_rows, math_rows, linalg_decomposition_rows,
+                        linalg_function_rows}) {
       std::vector<OpInfo> part = family();
       all.insert(all.end(), part.begin(), part.end());
     }
