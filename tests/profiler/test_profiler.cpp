@@ -774,6 +774,30 @@ std::vector<FamilyCall> every_family_call() {
        },
        "ember::linalg_cholesky_ex",
        {{2, 3, 3}}},
+      {"geqrf",
+       [](Backend& b) {
+         b.geqrf(meta({2, 3, 4}), meta({2, 3}));
+       },
+       "ember::geqrf",
+       {{2, 3, 4}}},
+      {"householder_product",
+       [](Backend& b) {
+         b.householder_product(meta({2, 3, 4}), meta({2, 3}));
+       },
+       "ember::linalg_householder_product",
+       {{2, 3, 4}, {2, 3}}},
+      {"eigh",
+       [](Backend& b) {
+         b.eigh(meta({2, 3, 3}), meta({2, 3}), meta({2}, kInt));
+       },
+       "ember::linalg_eigh",
+       {{2, 3, 3}}},
+      {"svd",
+       [](Backend& b) {
+         b.svd(meta({2, 3, 4}), meta({2, 3, 4}), meta({2, 3}), meta({2, 3, 3}), meta({2}, kInt));
+       },
+       "ember::_linalg_svd",
+       {{2, 3, 4}}},
       {"non_finite_check_and_unscale",
        [](Backend& b) {
          b.non_finite_check_and_unscale({meta({7})}, meta({1}), meta({1, 1}));
