@@ -74,6 +74,68 @@ EMBER_API Tensor matrix_rank(const Tensor& A, std::optional<double> atol = std::
 // e^A of square matrices, by scaling and squaring with a Taylor/Pade approximant.
 EMBER_API Tensor matrix_exp(const Tensor& A);
 
+// The LU factorisation as public functions (src/ops/linalg_lu_public.cpp). lu_factor: (LU,
+// pivots) with A = P L U packed as LAPACK's getrf (pivots int32, 1-based); pivot = false is
+// refused on the CPU as PyTorch does. lu: (P, L, U) unpacked. lu_solve: X with A X = B (left =
+// false: X A = B; adjoint: A^T) from lu_factor's output.
+EMBER_API std::tuple<Tensor, Tensor> lu_factor(const Tensor& A, bool pivot = true);
+// (LU, pivots, info), info [...] int32 as getrf's; throws only when check_errors.
+EMBER_API std::tuple<Tensor, Tensor, Tensor> lu_factor_ex(const Tensor& A, bool pivot = true,
+                                                          bool check_errors = false);
+EMBER_API std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A, bool pivot = true);
+EMBER_API Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true,
+                          bool adjoint = false);
+// X with A X = B for triangular A (upper, or lower), left = false: X A = B; unitriangular:
+// A's diagonal taken as ones.
+EMBER_API Tensor solve_triangular(const Tensor& A, const Tensor& B, bool upper, bool left = true,
+                                  bool unitriangular = false);
+// inv, cholesky and solve with their info instead of an exception (unless check_errors).
+EMBER_API std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors = false);
+EMBER_API std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper = false,
+                                                 bool check_errors = false);
+EMBER_API std::tuple<Tensor, Tensor> solve_ex(const Tensor& A, const Tensor& B, bool left = true,
+                                              bool check_errors = false);
+// (solution, residuals, rank, singular_values) of min ||A X - B|| as torch.linalg.lstsq with its
+// CPU default driver "gelsy" (and "gels", "gelsd", "gelss"): residuals only for full-rank tall
+// A with a driver other than gelsy, rank and singular values as the driver gives them.
+EMBER_API std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(
+    const Tensor& A, const Tensor& B, std::optional<double> rcond = std::nullopt,
+    std::optional<std::string_view> driver = std::nullopt);
+// The first n columns of H_1 ... H_k from reflectors A [..., m, n] and tau [..., k] (geqrf's).
+EMBER_API Tensor householder_product(const Tensor& A, const Tensor& tau);
+
+// Compositions of other ops (src/ops/linalg_composites.cpp).
+EMBER_API Tensor cross(const Tensor& input, const Tensor& other, int64_t dim = -1);
+EMBER_API Tensor diagonal(const Tensor& A, int64_t offset = 0, int64_t dim1 = -2,
+                          int64_t dim2 = -1);
+EMBER_API Tensor matmul(const Tensor& input, const Tensor& other);
+EMBER_API Tensor matrix_power(const Tensor& A, int64_t n);
+// The product of the matrices (first and last may be vectors), in the cheapest order.
+EMBER_API Tensor multi_dot(TensorList tensors);
+EMBER_API Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim = -1);
+// Columns x^0 .. x^(N-1) (N unset: x's length).
+EMBER_API Tensor vander(const Tensor& x, std::optional<int64_t> N = std::nullopt);
+EMBER_API Tensor tensorinv(const Tensor& A, int64_t ind = 2);
+// dims empty: none moved to the end.
+EMBER_API Tensor tensorsolve(const Tensor& A, const Tensor& B, IntArrayRef dims = {});
+// The condition number in the norm p (unset: 2, the ratio of extreme singular values).
+EMBER_API Tensor cond(const Tensor& A, const std::optional<Scalar>& p = std::nullopt);
+EMBER_API Tensor cond(const Tensor& A, std::string_view p);
+
+// A string literal names the string form: without these, "fro" would convert to a Scalar (through
+// bool) as readily as to a string_view, and the call would be ambiguous.
+inline Tensor matrix_norm(const Tensor& A, const char* ord, IntArrayRef dim = {-2, -1},
+                          bool keepdim = false, std::optional<ScalarType> dtype = std::nullopt) {
+  return matrix_norm(A, std::string_view(ord), dim, keepdim, dtype);
+}
+inline Tensor norm(const Tensor& A, const char* ord, IntArrayRef dim = {}, bool keepdim = false,
+                   std::optional<ScalarType> dtype = std::nullopt) {
+  return norm(A, std::string_view(ord), dim, keepdim, dtype);
+}
+inline Tensor cond(const Tensor& A, const char* p) {
+  return cond(A, std::string_view(p));
+}
+
 }  // namespace ember::linalg
 
 namespace ember {

@@ -1,13 +1,16 @@
-"""torch.linalg, each function one C++ call (include/ember/linalg.h): the square-matrix functions
-(inv, solve, det, slogdet, cholesky), the decompositions (qr, eigh, eigvalsh, svd, svdvals) and the
-functions built on them, on float32/float64 batches of matrices on any device, differentiable.
+"""torch.linalg, each function one C++ call (include/ember/linalg.h; docs/linalg.md): the
+square-matrix functions (inv, solve, det, slogdet, cholesky), the decompositions (qr, eigh, svd,
+lu), least squares and the functions built on them (norms, pinv, matrix_exp, cond, ...), on
+float32/float64 batches of matrices on any device, differentiable.
 LinAlgError (a RuntimeError) is what a singular matrix raises, as torch.linalg.LinAlgError."""
 from . import return_types as _return_types
 from ._C import _LinAlgError as LinAlgError
 from ._C import _linalg
-from ._C._linalg import cholesky, det, eigvalsh, inv, slogdet, solve, svdvals
+from ._C._linalg import (cholesky, det, eigvalsh, inv, matrix_exp, matrix_norm, matrix_rank, norm,
+                         pinv, slogdet, solve, svdvals, vector_norm)
 
 
+# The functions that return several tensors name them as PyTorch's return types.
 def qr(A, mode="reduced"):
     return _return_types.linalg_qr(*_linalg.qr(A, mode))
 
@@ -34,8 +37,6 @@ def _svd(input, some=True, compute_uv=True):
     return _return_types.svd(*_linalg._svd_some(input, some, compute_uv))
 
 
-# -- norms, pinv, matrix_rank, matrix_exp (python/src/ops_linalg_functions.cpp) --
-# -- end --
-
-__all__ = ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "qr", "slogdet", "solve",
-           "svd", "svdvals"]
+__all__ = ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_exp",
+           "matrix_norm", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "svd",
+           "svdvals", "vector_norm"]
