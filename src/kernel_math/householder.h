@@ -12,6 +12,17 @@
 
 namespace ember {
 
+// Applies H = I - tau v v^T to the column dst (rows j..m-1): v's entries are v[j+1..m-1] below
+// an implied 1 at row j.
+template <typename T>
+EMBER_HD_INLINE void householder_apply(const T* v, T tau, T* dst, int64_t j, int64_t m) {
+  T dot = dst[j];
+  for (int64_t i = j + 1; i < m; ++i) dot += v[i] * dst[i];
+  dot *= tau;
+  dst[j] -= dot;
+  for (int64_t i = j + 1; i < m; ++i) dst[i] -= dot * v[i];
+}
+
 // geqr2: replaces the m x n matrix `a` by R (on and above the diagonal) and the reflectors
 // H_j = I - tau_j v_j v_j^T (v_j's entries below the diagonal of column j, its leading 1
 // implied); tau has min(m, n) entries.
@@ -35,14 +46,7 @@ EMBER_HD_INLINE void householder_qr_column_major(T* a, T* tau, int64_t m, int64_
     for (int64_t i = j + 1; i < m; ++i) col[i] *= scale;
     col[j] = beta;
     // Apply H_j to the trailing columns: c -= tau (v . c) v.
-    for (int64_t c = j + 1; c < n; ++c) {
-      T* dst = a + c * m;
-      T dot = dst[j];
-      for (int64_t i = j + 1; i < m; ++i) dot += col[i] * dst[i];
-      dot *= tau[j];
-      dst[j] -= dot;
-      for (int64_t i = j + 1; i < m; ++i) dst[i] -= dot * col[i];
-    }
+    for (int64_t c = j + 1; c < n; ++c) householder_apply(col, tau[j], a + c * m, j, m);
   }
 }
 
@@ -57,14 +61,7 @@ EMBER_HD_INLINE void householder_product_column_major(T* q, const T* tau, int64_
   for (int64_t j = k - 1; j >= 0; --j) {
     T* col = q + j * m;
     // Apply H_j to columns j+1 .. c-1 (rows j .. m-1), with v's leading 1.
-    for (int64_t cc = j + 1; cc < c; ++cc) {
-      T* dst = q + cc * m;
-      T dot = dst[j];
-      for (int64_t i = j + 1; i < m; ++i) dot += col[i] * dst[i];
-      dot *= tau[j];
-      dst[j] -= dot;
-      for (int64_t i = j + 1; i < m; ++i) dst[i] -= dot * col[i];
-    }
+    for (int64_t cc = j + 1; cc < c; ++cc) householder_apply(col, tau[j], q + cc * m, j, m);
     // Column j itself becomes H_j e_j.
     for (int64_t i = j + 1; i < m; ++i) col[i] *= -tau[j];
     col[j] = T(1) - tau[j];

@@ -33,6 +33,17 @@ EMBER_HD_INLINE void jacobi_rotation(T zeta, T& c, T& s) {
   s = c * t;
 }
 
+// Columns p and q of a rows-row matrix rotated: (p, q) <- (c p - s q, s p + c q).
+template <typename T>
+EMBER_HD_INLINE void jacobi_rotate_columns(JacobiMatrix<T> a, int64_t rows, int64_t p, int64_t q,
+                                           T c, T s) {
+  for (int64_t k = 0; k < rows; ++k) {
+    const T ap = a(k, p), aq = a(k, q);
+    a(k, p) = c * ap - s * aq;
+    a(k, q) = s * ap + c * aq;
+  }
+}
+
 // Swaps columns i and j of an n-row matrix.
 template <typename T>
 EMBER_HD_INLINE void jacobi_swap_columns(JacobiMatrix<T> a, int64_t rows, int64_t i, int64_t j) {
@@ -74,24 +85,13 @@ EMBER_HD_INLINE int32_t jacobi_eigh(JacobiMatrix<T> a, JacobiMatrix<T> v, T* val
         rotated = true;
         T c, s;
         jacobi_rotation((a(q, q) - a(p, p)) / (T(2) * apq), c, s);
-        // A <- J^T A J with J the rotation in the (p, q) plane: columns, then rows.
-        for (int64_t k = 0; k < n; ++k) {
-          const T akp = a(k, p), akq = a(k, q);
-          a(k, p) = c * akp - s * akq;
-          a(k, q) = s * akp + c * akq;
-        }
-        for (int64_t k = 0; k < n; ++k) {
-          const T apk = a(p, k), aqk = a(q, k);
-          a(p, k) = c * apk - s * aqk;
-          a(q, k) = s * apk + c * aqk;
-        }
+        // A <- J^T A J with J the rotation in the (p, q) plane: columns, then rows (the
+        // columns of A's transpose view), and V <- V J.
+        jacobi_rotate_columns(a, n, p, q, c, s);
+        jacobi_rotate_columns(JacobiMatrix<T>{a.data, a.col, a.row}, n, p, q, c, s);
         a(p, q) = 0;
         a(q, p) = 0;
-        for (int64_t k = 0; k < n; ++k) {
-          const T vkp = v(k, p), vkq = v(k, q);
-          v(k, p) = c * vkp - s * vkq;
-          v(k, q) = s * vkp + c * vkq;
-        }
+        jacobi_rotate_columns(v, n, p, q, c, s);
       }
     }
     if (!rotated) {
@@ -142,16 +142,8 @@ EMBER_HD_INLINE int32_t jacobi_svd(JacobiMatrix<T> w, JacobiMatrix<T> v, T* s, i
         rotated = true;
         T c, sn;
         jacobi_rotation((beta - alpha) / (T(2) * gamma), c, sn);
-        for (int64_t k = 0; k < rows; ++k) {
-          const T wp = w(k, p), wq = w(k, q);
-          w(k, p) = c * wp - sn * wq;
-          w(k, q) = sn * wp + c * wq;
-        }
-        for (int64_t k = 0; k < cols; ++k) {
-          const T vp = v(k, p), vq = v(k, q);
-          v(k, p) = c * vp - sn * vq;
-          v(k, q) = sn * vp + c * vq;
-        }
+        jacobi_rotate_columns(w, rows, p, q, c, sn);
+        jacobi_rotate_columns(v, cols, p, q, c, sn);
       }
     }
     if (!rotated) {
