@@ -229,7 +229,7 @@ inline RandIntRange randint_range(int64_t low, int64_t high) {
     (vectors, values, info), "ember::linalg_eigh", (vectors, values, info), (vectors), meta_skip)  \
   /* gesdd, reduced: a [B, n, m] (overwritten) = U diag(s) Vh with u [B, k, m] (m x k), */      \
   /* s [B, k] descending, vh [B, n, k] (k x n), k = min(m, n); info [B] int32 (0, or no */        \
-  /* convergence). */                                                                              \
+  /* convergence). u and vh undefined: the singular values alone. */                              \
   X(svd, void,                                                                                     \
     (const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh, const Tensor& info),     \
     (a, u, s, vh, info), "ember::_linalg_svd", (u, s, vh, info), (a), meta_skip)                   \

@@ -57,17 +57,18 @@ void syevd(int n, double* a, double* w, double* work, int lwork, int* iwork, int
            int* info) {
   dsyevd_("V", "L", &n, a, &n, w, work, &lwork, iwork, &liwork, info, 1, 1);
 }
+// jobz 'S' (the reduced vectors), or 'N' (singular values only) when u and vt are null.
 void gesdd(int m, int n, float* a, float* s, float* u, float* vt, float* work, int lwork,
            int* iwork, int* info) {
   const int k = std::min(m, n);
-  const int ldu = std::max(m, 1), ldvt = std::max(k, 1);
-  sgesdd_("S", &m, &n, a, &ldu, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info, 1);
+  const int lda = std::max(m, 1), ldu = u ? std::max(m, 1) : 1, ldvt = u ? std::max(k, 1) : 1;
+  sgesdd_(u ? "S" : "N", &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info, 1);
 }
 void gesdd(int m, int n, double* a, double* s, double* u, double* vt, double* work, int lwork,
            int* iwork, int* info) {
   const int k = std::min(m, n);
-  const int ldu = std::max(m, 1), ldvt = std::max(k, 1);
-  dgesdd_("S", &m, &n, a, &ldu, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info, 1);
+  const int lda = std::max(m, 1), ldu = u ? std::max(m, 1) : 1, ldvt = u ? std::max(k, 1) : 1;
+  dgesdd_(u ? "S" : "N", &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info, 1);
 }
 
 int lapack_size(int64_t n, const char* what) {
@@ -150,9 +151,10 @@ void gesdd_batch(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor
   const int n = lapack_size(a.size(1), "svd"), m = lapack_size(a.size(2), "svd");
   const int64_t k = std::min(m, n);
   T* pa = a.data_ptr<T>();
-  T* pu = u.data_ptr<T>();
+  const bool vectors = u.defined();
+  T* pu = vectors ? u.data_ptr<T>() : nullptr;
   T* ps = s.data_ptr<T>();
-  T* pvh = vh.data_ptr<T>();
+  T* pvh = vectors ? vh.data_ptr<T>() : nullptr;
   int* pinfo = info.data_ptr<int32_t>();
   std::vector<int> query_iwork(static_cast<size_t>(8 * k));
   T size = 0;
@@ -163,8 +165,8 @@ void gesdd_batch(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor
     std::vector<T> work(static_cast<size_t>(lwork));
     std::vector<int> iwork(static_cast<size_t>(8 * k));
     for (int64_t b = begin; b < end; ++b) {
-      gesdd(m, n, pa + b * m * n, ps + b * k, pu + b * m * k, pvh + b * k * n, work.data(), lwork,
-            iwork.data(), pinfo + b);
+      gesdd(m, n, pa + b * m * n, ps + b * k, vectors ? pu + b * m * k : nullptr,
+            vectors ? pvh + b * k * n : nullptr, work.data(), lwork, iwork.data(), pinfo + b);
     }
   });
 }

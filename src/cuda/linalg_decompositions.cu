@@ -2,6 +2,7 @@
 // (LAPACK's geqr2/org2r arithmetic) and Jacobi eigendecomposition and SVD. Like the LU kernels in
 // linalg.cu this is the reference design, right for the small matrices of parametrisations,
 // whitening and per-sample fits; large matrices want cuSOLVER (docs/linalg.md).
+#include <algorithm>
 #include <cstdint>
 
 #include "core/tensor_factory.h"
@@ -132,17 +133,22 @@ void CudaBackend::eigh(const Tensor& vectors, const Tensor& values, const Tensor
 void CudaBackend::svd(const Tensor& a, const Tensor& u, const Tensor& s, const Tensor& vh,
                       const Tensor& info) {
   if (a.numel() == 0) return;
-  check_operands("svd", {&a, &u, &s, &vh, &info});
+  check_operands("svd", {&a, &s, &info});
   DeviceGuard guard(a.device().index());
-  const int64_t batch = a.size(0), n = a.size(1), m = a.size(2);
+  const int64_t batch = a.size(0), n = a.size(1), m = a.size(2), k = std::min(m, n);
+  // Jacobi computes the vectors on the way to the values: without u and vh, scratch takes them.
+  const Tensor u_or_scratch =
+      u.defined() ? u : make_empty({batch, k, m}, a.scalar_type(), a.device());
+  const Tensor vh_or_scratch =
+      vh.defined() ? vh : make_empty({batch, n, k}, a.scalar_type(), a.device());
   if (a.scalar_type() == kDouble) {
     launch_kernel(EMBER_KERNEL(svd_kernel<double>), per_matrix(a), a.data_ptr<double>(),
-                  u.data_ptr<double>(), s.data_ptr<double>(), vh.data_ptr<double>(),
-                  info.data_ptr<int32_t>(), batch, m, n);
+                  u_or_scratch.data_ptr<double>(), s.data_ptr<double>(),
+                  vh_or_scratch.data_ptr<double>(), info.data_ptr<int32_t>(), batch, m, n);
   } else {
     launch_kernel(EMBER_KERNEL(svd_kernel<float>), per_matrix(a), a.data_ptr<float>(),
-                  u.data_ptr<float>(), s.data_ptr<float>(), vh.data_ptr<float>(),
-                  info.data_ptr<int32_t>(), batch, m, n);
+                  u_or_scratch.data_ptr<float>(), s.data_ptr<float>(),
+                  vh_or_scratch.data_ptr<float>(), info.data_ptr<int32_t>(), batch, m, n);
   }
   EMBER_CUDA_CHECK(cudaGetLastError());
 }

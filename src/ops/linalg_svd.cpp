@@ -61,15 +61,15 @@ struct Reduced {
   Tensor U, S, Vh;
 };
 
-// The reduced SVD of A's matrices, unrecorded.
-Reduced reduced_svd(const Tensor& A, const char* op) {
+// The reduced SVD of A's matrices, unrecorded; U and Vh left undefined without `vectors`.
+Reduced reduced_svd(const Tensor& A, const char* op, bool vectors = true) {
   const int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   const std::vector<int64_t> batch = batch_of(A);
   const int64_t b = count(batch);
   Tensor a = column_major_copy(A.detach().reshape({b, m, n}));
-  Tensor u = make_empty({b, k, m}, A.scalar_type(), A.device());
+  Tensor u = vectors ? make_empty({b, k, m}, A.scalar_type(), A.device()) : Tensor();
   Tensor s = make_empty({b, k}, A.scalar_type(), A.device());
-  Tensor vh = make_empty({b, n, k}, A.scalar_type(), A.device());
+  Tensor vh = vectors ? make_empty({b, n, k}, A.scalar_type(), A.device()) : Tensor();
   Tensor info = zeros({b}, TensorOptions().dtype(kInt).device(A.device()));
   backend_for(a).svd(a, u, s, vh, info);
   check_factorised(info, A.dim() > 2, op, [](int32_t code) {
@@ -80,6 +80,7 @@ Reduced reduced_svd(const Tensor& A, const char* op) {
   });
   std::vector<int64_t> s_shape = batch;
   s_shape.push_back(k);
+  if (!vectors) return {Tensor(), s.reshape(s_shape), Tensor()};
   return {mT(u).reshape(with_matrix(batch, m, k)).contiguous(), s.reshape(s_shape),
           mT(vh).reshape(with_matrix(batch, k, n)).contiguous()};
 }
@@ -140,7 +141,7 @@ Tensor svdvals(const Tensor& A) {
   check_matrices(A, "linalg.svd");  // PyTorch's message names svd
   if (autograd::needs_grad({A})) return std::get<1>(linalg::svd(A, false));
   if (is_16bit(A)) return linalg::svdvals(A.to(kFloat)).to(A.scalar_type());
-  return reduced_svd(A, "linalg.svdvals").S;
+  return reduced_svd(A, "linalg.svd", /*vectors=*/false).S;
 }
 
 }  // namespace ember::linalg
