@@ -6,8 +6,9 @@ LinAlgError (a RuntimeError) is what a singular matrix raises, as torch.linalg.L
 from . import return_types as _return_types
 from ._C import _LinAlgError as LinAlgError
 from ._C import _linalg
-from ._C._linalg import (cholesky, det, eigvalsh, inv, matrix_exp, matrix_norm, matrix_rank, norm,
-                         pinv, slogdet, solve, svdvals, vector_norm)
+from ._C._linalg import (cholesky, det, eigvalsh, householder_product, inv, lu_solve, matrix_exp,
+                         matrix_norm, matrix_rank, norm, pinv, slogdet, solve, solve_triangular,
+                         svdvals, vector_norm)
 
 
 # The functions that return several tensors name them as PyTorch's return types.
@@ -26,6 +27,37 @@ def svd(A, full_matrices=True, *, driver=None):
     return _return_types.linalg_svd(*_linalg.svd(A, full_matrices))
 
 
+def lu_factor(A, *, pivot=True):
+    return _return_types.linalg_lu_factor(*_linalg.lu_factor(A, pivot=pivot))
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    return _return_types.linalg_lu_factor_ex(
+        *_linalg.lu_factor_ex(A, pivot=pivot, check_errors=check_errors))
+
+
+def lu(A, *, pivot=True):
+    return _return_types.linalg_lu(*_linalg.lu(A, pivot=pivot))
+
+
+def inv_ex(A, *, check_errors=False):
+    return _return_types.linalg_inv_ex(*_linalg.inv_ex(A, check_errors=check_errors))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    return _return_types.linalg_cholesky_ex(
+        *_linalg.cholesky_ex(A, upper=upper, check_errors=check_errors))
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    return _return_types.linalg_solve_ex(
+        *_linalg.solve_ex(A, B, left=left, check_errors=check_errors))
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    return _return_types.linalg_lstsq(*_linalg.lstsq(A, B, rcond, driver=driver))
+
+
 def _qr(input, some=True):
     """torch.qr (deprecated in PyTorch, still called): linalg.qr's reduced or complete form."""
     return _return_types.qr(*_linalg._qr_some(input, some))
@@ -37,6 +69,7 @@ def _svd(input, some=True, compute_uv=True):
     return _return_types.svd(*_linalg._svd_some(input, some, compute_uv))
 
 
-__all__ = ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "matrix_exp",
-           "matrix_norm", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "svd",
-           "svdvals", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "det", "eigh", "eigvalsh",
+           "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
+           "lu_solve", "matrix_exp", "matrix_norm", "matrix_rank", "norm", "pinv", "qr", "slogdet",
+           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vector_norm"]

@@ -31,6 +31,13 @@ linalg_eigh = _pair("linalg_eigh", ("eigenvalues", "eigenvectors"))
 linalg_svd = _pair("linalg_svd", ("U", "S", "Vh"))
 qr = _pair("qr", ("Q", "R"))
 svd = _pair("svd", ("U", "S", "V"))
+linalg_lu_factor = _pair("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex = _pair("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+linalg_lu = _pair("linalg_lu", ("P", "L", "U"))
+linalg_inv_ex = _pair("linalg_inv_ex", ("inverse", "info"))
+linalg_cholesky_ex = _pair("linalg_cholesky_ex", ("L", "info"))
+linalg_solve_ex = _pair("linalg_solve_ex", ("result", "info"))
+linalg_lstsq = _pair("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 _PAIRS = {"max": max, "min": min, "sort": sort, "topk": topk, "cummax": cummax,
           "cummin": cummin, "kthvalue": kthvalue, "median": median, "nanmedian": nanmedian,
           "aminmax": aminmax, "slogdet": slogdet, "linalg_slogdet": linalg_slogdet}

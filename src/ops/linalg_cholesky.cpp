@@ -29,18 +29,22 @@ Tensor cholesky_backward(const Tensor& L, const Tensor& gL) {
 }
 
 // L with A = L L^T from A's lower triangle, recorded against A.
-Tensor lower_factor(const Tensor& A) {
+Tensor lower_factor(const Tensor& A, bool check = true, Tensor* info_out = nullptr,
+                    const char* op = "linalg.cholesky") {
   const int64_t n = A.size(-1);
   const std::vector<int64_t> batch = batch_of(A);
   Tensor factor = column_major_copy(A.detach().reshape({count(batch), n, n}));
   Tensor info = zeros({factor.size(0)}, TensorOptions().dtype(kInt).device(A.device()));
   backend_for(factor).cholesky(factor, info);
-  check_factorised(info, A.dim() > 2, "linalg.cholesky", [](int32_t order) {
-    return detail::str_cat(
-        "The factorization could not be completed because the input is not positive-definite "
-        "(the leading minor of order ",
-        order, " is not positive-definite).");
-  });
+  if (check) {
+    check_factorised(info, A.dim() > 2, op, [](int32_t order) {
+      return detail::str_cat(
+          "The factorization could not be completed because the input is not positive-definite "
+          "(the leading minor of order ",
+          order, " is not positive-definite).");
+    });
+  }
+  if (info_out) *info_out = info.reshape(batch);
   // factor is L^T read row-major: L is its transpose's lower triangle.
   Tensor L = mT(factor).tril().reshape(A.sizes()).contiguous();
   if (autograd::needs_grad({A})) {
@@ -59,6 +63,18 @@ Tensor cholesky(const Tensor& A, bool upper) {
   if (is_16bit(A)) return linalg::cholesky(A.to(kFloat), upper).to(A.scalar_type());
   // upper reads A's upper triangle (potrf's 'U'): the lower factor of A^T, transposed.
   return upper ? mT(lower_factor(mT(A))) : lower_factor(A);
+}
+
+std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& A, bool upper, bool check_errors) {
+  check_square(A, "linalg.cholesky_ex");
+  if (is_16bit(A)) {
+    auto [L, info] = linalg::cholesky_ex(A.to(kFloat), upper, check_errors);
+    return {L.to(A.scalar_type()), info};
+  }
+  Tensor info;
+  Tensor L =
+      upper ? mT(lower_factor(mT(A), check_errors, &info)) : lower_factor(A, check_errors, &info);
+  return {L, info};
 }
 
 }  // namespace ember::linalg

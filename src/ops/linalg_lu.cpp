@@ -51,19 +51,21 @@ Tensor permutation_sign(const Tensor& pivots, ScalarType dtype) {
 
 // A^-1 with its gradient; `check` throws for a singular A (the gradients of det and slogdet
 // call it without, and get inf/NaN there).
-Tensor inverse_of(const Tensor& A, bool check) {
+Tensor inverse_of(const Tensor& A, bool check, Tensor* info = nullptr,
+                  const char* op = "linalg.inv") {
   const int64_t n = A.size(-1);
   const std::vector<int64_t> batch = batch_of(A);
   const int64_t B = count(batch);
   const Tensor A3 = A.detach().reshape({B, n, n});
   Factors f = factor(A3);
   if (check) {
-    check_factorised(f.info, A.dim() > 2, "linalg.inv", [](int32_t d) {
+    check_factorised(f.info, A.dim() > 2, op, [](int32_t d) {
       return detail::str_cat("The diagonal element ", d,
                              " is zero, the inversion could not be completed because the input "
                              "matrix is singular.");
     });
   }
+  if (info) *info = f.info.reshape(batch);
   Tensor out = solve_factored(f, eye(n, A.options()).expand({B, n, n}), false)
                    .reshape(A.sizes())
                    .contiguous();
@@ -85,17 +87,22 @@ Tensor inverse_transposed(const Factors& f, const Tensor& A) {
   return solve_factored(f, eye(n, A.options()).expand({B, n, n}), true).reshape(A.sizes());
 }
 
-// X with A X = B for A [..., n, n] and B [..., n, k], batch dims broadcast.
-Tensor solve_matrices(const Tensor& A, const Tensor& B) {
+// X with A X = B for A [..., n, n] and B [..., n, k], batch dims broadcast. `check`: throw for a
+// singular A (naming `op`); `info`: where the factorisation's info goes.
+Tensor solve_matrices(const Tensor& A, const Tensor& B, bool check = true, Tensor* info = nullptr,
+                      const char* op = "torch.linalg.solve") {
   const int64_t n = A.size(-1), k = B.size(-1);
   const std::vector<int64_t> batch = broadcast_shapes(batch_of(A), batch_of(B));
   const int64_t count_b = count(batch);
   const Tensor A3 = A.detach().expand(with_matrix(batch, n, n)).reshape({count_b, n, n});
   const Tensor B3 = B.detach().expand(with_matrix(batch, n, k)).reshape({count_b, n, k});
   Factors f = factor(A3);
-  check_factorised(f.info, !batch.empty(), "torch.linalg.solve", [](int32_t) {
-    return std::string("The solver failed because the input matrix is singular.");
-  });
+  if (check) {
+    check_factorised(f.info, !batch.empty(), op, [](int32_t) {
+      return std::string("The solver failed because the input matrix is singular.");
+    });
+  }
+  if (info) *info = f.info.reshape(batch);
   Tensor X = solve_factored(f, B3, false).reshape(with_matrix(batch, n, k)).contiguous();
   if (autograd::needs_grad({A, B})) {
     autograd::record(
@@ -122,7 +129,12 @@ Tensor solve_matrices(const Tensor& A, const Tensor& B) {
 
 }  // namespace
 
-Tensor solve(const Tensor& A, const Tensor& B, bool left) {
+namespace {
+
+// linalg.solve and solve_ex: X, and the factorisation's info where `info` is given (solve_ex's
+// check_errors is `check`).
+Tensor solve_checked(const Tensor& A, const Tensor& B, bool left, bool check, Tensor* info,
+                     const char* op) {
   check_square(A, "linalg.solve");
   EMBER_CHECK(B.dim() >= 1, ValueError,
               "linalg.solve: The input tensor B must have at least 2 dimensions.");
@@ -130,7 +142,9 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
               "linalg.solve: Expected A and B to have the same dtype, but found A of type ",
               A.scalar_type(), " and B of type ", B.scalar_type(), " instead");
   check_same_device(A, B, "linalg.solve");
-  if (is_16bit(A)) return linalg::solve(A.to(kFloat), B.to(kFloat), left).to(A.scalar_type());
+  if (is_16bit(A)) {
+    return solve_checked(A.to(kFloat), B.to(kFloat), left, check, info, op).to(A.scalar_type());
+  }
   // PyTorch's rule: B is a batch of vectors when it is one, or has exactly A's batch dims.
   const bool vector =
       B.dim() == 1 ||
@@ -142,14 +156,39 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
               left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", Bm.size(-2), "x", Bm.size(-1),
               ")");
   // X A = B is A^T X^T = B^T.
-  const Tensor X = left ? solve_matrices(A, Bm) : mT(solve_matrices(mT(A), mT(Bm)));
+  const Tensor X = left ? solve_matrices(A, Bm, check, info, op)
+                        : mT(solve_matrices(mT(A), mT(Bm), check, info, op));
   return vector ? X.squeeze(-1) : X;
+}
+
+}  // namespace
+
+Tensor solve(const Tensor& A, const Tensor& B, bool left) {
+  return solve_checked(A, B, left, true, nullptr, "torch.linalg.solve");
+}
+
+std::tuple<Tensor, Tensor> solve_ex(const Tensor& A, const Tensor& B, bool left,
+                                    bool check_errors) {
+  Tensor info;
+  Tensor X = solve_checked(A, B, left, check_errors, &info, "torch.linalg.solve_ex");
+  return {X, info};
 }
 
 Tensor inv(const Tensor& A) {
   check_square(A, "linalg.inv");
   if (is_16bit(A)) return linalg::inv(A.to(kFloat)).to(A.scalar_type());
   return inverse_of(A, true);
+}
+
+std::tuple<Tensor, Tensor> inv_ex(const Tensor& A, bool check_errors) {
+  check_square(A, "linalg.inv_ex");
+  if (is_16bit(A)) {
+    auto [out, info] = linalg::inv_ex(A.to(kFloat), check_errors);
+    return {out.to(A.scalar_type()), info};
+  }
+  Tensor info;
+  Tensor out = inverse_of(A, check_errors, &info, "linalg.inv_ex");
+  return {out, info};
 }
 
 Tensor det(const Tensor& A) {

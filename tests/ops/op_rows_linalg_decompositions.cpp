@@ -1,8 +1,9 @@
 // The rows of the decompositions: linalg.qr (every mode, tall and wide), eigh and eigvalsh (both
-// triangles), svd and svdvals, and the top-level qr/svd. Eigen- and singular vectors are unique
-// only up to sign, and CUDA's Jacobi kernels choose differently from LAPACK: those rows take
-// sign-free functions of the vectors (their squares, U Vh). QR's signs are fixed by Householder's
-// convention, which both backends follow, so Q and R are compared as they are.
+// triangles), svd and svdvals, the top-level qr/svd, the public LU functions (lu_factor(_ex), lu,
+// lu_solve), solve_triangular, householder_product, lstsq and the _ex forms. Eigen- and singular
+// vectors are unique only up to sign, and CUDA's Jacobi kernels choose differently from LAPACK:
+// those rows take sign-free functions of the vectors (their squares, U Vh). QR's signs are fixed by
+// Householder's convention, which both backends follow, so Q and R are compared as they are.
 #include "ember/linalg.h"
 #include "ops/op_row_helpers.h"
 
@@ -16,6 +17,12 @@ Tensor symmetric(const Tensor& a) {
   return a + a.transpose(-2, -1);
 }
 #define SYM_T "(a + a.mT)"
+
+// Well-conditioned (3 added to the diagonal), for the LU rows.
+Tensor well(const Tensor& a) {
+  return a + eye(a.size(-1), a.options()) * 3;
+}
+#define WELL_T "(a + 3 * torch.eye(a.shape[-1], dtype=a.dtype))"
 
 }  // namespace
 
@@ -115,6 +122,93 @@ std::vector<OpInfo> linalg_decomposition_rows() {
        1e-4,
        1e-5},
       {"svd", {F({4, 3})}, OP(std::get<1>(ember::svd(a))), "torch.svd(a)[1]", true, 1e-4, 1e-5},
+      {"linalg_lu_factor",
+       {F({2, 4, 4})},
+       OP(std::get<0>(ember::linalg::lu_factor(a))),
+       "torch.linalg.lu_factor(a)[0]",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_lu_factor_ex",
+       {F({4, 4})},
+       OP(std::get<0>(ember::linalg::lu_factor_ex(a))),
+       "torch.linalg.lu_factor_ex(a)[0]",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_lu",
+       {F({3, 3})},
+       OP(std::get<1>(ember::linalg::lu(a)) + std::get<2>(ember::linalg::lu(a))),
+       "torch.linalg.lu(a)[1] + torch.linalg.lu(a)[2]",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_lu_solve",
+       {F({2, 3, 3}), F({2, 3, 2})},
+       OP(ember::linalg::lu_solve(std::get<0>(ember::linalg::lu_factor(well(a))),
+                                  std::get<1>(ember::linalg::lu_factor(well(a))), b)),
+       "torch.linalg.lu_solve(*torch.linalg.lu_factor" WELL_T ", b)",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_lu_solve_adjoint_right",
+       {F({3, 3}), F({2, 3})},
+       OP(ember::linalg::lu_solve(std::get<0>(ember::linalg::lu_factor(well(a))),
+                                  std::get<1>(ember::linalg::lu_factor(well(a))), b, false, true)),
+       "torch.linalg.lu_solve(*torch.linalg.lu_factor" WELL_T ", b, left=False, adjoint=True)",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_solve_triangular",
+       {F({3, 3}), F({2, 3, 2})},
+       OP(ember::linalg::solve_triangular(well(a), b, true)),
+       "torch.linalg.solve_triangular(" WELL_T ", b, upper=True)",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_solve_triangular_unit_right",
+       {F({3, 3}), F({2, 3})},
+       OP(ember::linalg::solve_triangular(a, b, false, false, true)),
+       "torch.linalg.solve_triangular(a, b, upper=False, left=False, unitriangular=True)",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_householder_product",
+       {F({4, 3}), F({2})},
+       OP(ember::linalg::householder_product(a, b)),
+       "torch.linalg.householder_product(a, b)",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_lstsq",
+       {F({5, 3}), F({5, 2})},
+       OP(std::get<0>(ember::linalg::lstsq(a, b))),
+       "torch.linalg.lstsq(a, b).solution",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_inv_ex",
+       {F({2, 3, 3})},
+       OP(std::get<0>(ember::linalg::inv_ex(well(a)))),
+       "torch.linalg.inv_ex" WELL_T "[0]",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_cholesky_ex",
+       {F({3, 3})},
+       OP(std::get<0>(
+           ember::linalg::cholesky_ex(a.matmul(a.transpose(-2, -1)) + eye(3, a.options()) * 3))),
+       "torch.linalg.cholesky_ex(a @ a.mT + 3 * torch.eye(3, dtype=a.dtype))[0]",
+       true,
+       1e-4,
+       1e-5},
+      {"linalg_solve_ex",
+       {F({3, 3}), F({3, 2})},
+       OP(std::get<0>(ember::linalg::solve_ex(well(a), b))),
+       "torch.linalg.solve_ex(" WELL_T ", b)[0]",
+       true,
+       1e-4,
+       1e-5},
   };
 }
 

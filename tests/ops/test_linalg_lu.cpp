@@ -234,3 +234,153 @@ TEST(LinalgLu, BadInputNamesTheProblem) {
   // The process goes on: a good call after the bad ones.
   EXPECT_EQ(linalg::det(eye(2)).item<float>(), 1.0f);
 }
+
+// The public LU functions (src/ops/linalg_lu_public.cpp) and the _ex forms.
+TEST(LinalgLuPublic, FactorsSolvesAndExFormsOnEveryDevice) {
+  Tensor A = et::make_input({2, 4, 4}, kDouble, 31);  // random: rows get swapped
+  Tensor B = et::make_input({2, 4, 3}, kDouble, 32);
+  Tensor T = well_conditioned({4, 4}, kDouble, 33);
+  Tensor singular = stack({eye(2, kDouble), zeros({2, 2}, kDouble)});
+  Tensor tall = et::make_input({6, 3}, kDouble, 34), rhs = et::make_input({6, 2}, kDouble, 35);
+  auto r = torch_run(
+      "lu, piv = torch.linalg.lu_factor(a); P, L, U = torch.linalg.lu(a)\n"
+      "x_ln = torch.linalg.lu_solve(lu, piv, b); x_la = torch.linalg.lu_solve(lu, piv, b, "
+      "adjoint=True)\n"
+      "x_rn = torch.linalg.lu_solve(lu, piv, b.mT, left=False); x_ra = torch.linalg.lu_solve(lu, "
+      "piv, b.mT, left=False, adjoint=True)\n"
+      "tu = torch.linalg.solve_triangular(t, b, upper=True); tl = "
+      "torch.linalg.solve_triangular(t, b[0].mT, upper=False, left=False, unitriangular=True)\n"
+      "h, tau = torch.geqrf(g); hp = torch.linalg.householder_product(h, tau)\n"
+      "ie, ii = torch.linalg.inv_ex(s); ce, ci = torch.linalg.cholesky_ex(-s); se, si = "
+      "torch.linalg.solve_ex(s, b[:, :2, :])\n"
+      "ls = torch.linalg.lstsq(g, c); lsd = torch.linalg.lstsq(g, c, driver='gelsd')\n"
+      "ls_x, ls_rank, lsd_res, lsd_sv = ls.solution, ls.rank, lsd.residuals, "
+      "lsd.singular_values",
+      {{"a", A}, {"b", B}, {"t", T}, {"s", singular}, {"g", tall}, {"c", rhs}},
+      {"lu", "piv", "P",  "L",  "U",  "x_ln", "x_la", "x_rn",    "x_ra",    "tu",    "tl",
+       "h",  "tau", "hp", "ii", "ci", "si",   "ls_x", "ls_rank", "lsd_res", "lsd_sv"});
+  for (Device dev : et::test_devices()) {
+    const std::string ctx = dev.str();
+    const Tensor a = A.to(dev), b = B.to(dev);
+    auto [lu, piv] = linalg::lu_factor(a);
+    expect_close(lu.cpu(), r.at("lu"), 1e-12, 1e-12, ctx);
+    EXPECT_EQ(piv.scalar_type(), kInt) << ctx;
+    expect_close(piv.cpu(), r.at("piv"), 0, 0, ctx);
+    auto [P, L, U] = linalg::lu(a);
+    expect_close(P.cpu(), r.at("P"), 0, 0, ctx);
+    expect_close(L.cpu(), r.at("L"), 1e-12, 1e-12, ctx);
+    expect_close(U.cpu(), r.at("U"), 1e-12, 1e-12, ctx);
+    expect_close(linalg::lu_solve(lu, piv, b).cpu(), r.at("x_ln"), 1e-10, 1e-10, ctx);
+    expect_close(linalg::lu_solve(lu, piv, b, true, true).cpu(), r.at("x_la"), 1e-10, 1e-10, ctx);
+    const Tensor bt = b.transpose(-2, -1);
+    expect_close(linalg::lu_solve(lu, piv, bt, false).cpu(), r.at("x_rn"), 1e-10, 1e-10, ctx);
+    expect_close(linalg::lu_solve(lu, piv, bt, false, true).cpu(), r.at("x_ra"), 1e-10, 1e-10, ctx);
+    expect_close(linalg::solve_triangular(T.to(dev), b, true).cpu(), r.at("tu"), 1e-10, 1e-10, ctx);
+    expect_close(linalg::solve_triangular(T.to(dev), bt.select(0, 0), false, false, true).cpu(),
+                 r.at("tl"), 1e-10, 1e-10, ctx);
+    expect_close(linalg::householder_product(r.at("h").to(dev), r.at("tau").to(dev)).cpu(),
+                 r.at("hp"), 1e-12, 1e-12, ctx);
+    // The _ex forms return info instead of raising.
+    auto [inverse, inv_info] = linalg::inv_ex(singular.to(dev));
+    expect_close(inv_info.cpu(), r.at("ii"), 0, 0, ctx);
+    EXPECT_EQ(std::get<1>(linalg::cholesky_ex(singular.neg().to(dev))).cpu().sum().item<int>(),
+              r.at("ci").sum().item<int>())
+        << ctx;
+    expect_close(std::get<1>(linalg::solve_ex(singular.to(dev), b.narrow(1, 0, 2))).cpu(),
+                 r.at("si"), 0, 0, ctx);
+    EXPECT_EQ(error_of<LinAlgError>([&] { linalg::inv_ex(singular.to(dev), true); }),
+              "linalg.inv_ex: (Batch element 1): The diagonal element 1 is zero, the inversion "
+              "could not be completed because the input matrix is singular.")
+        << ctx;
+    // lstsq: the solution, gelsy's rank, gelsd's residuals and singular values.
+    auto [x, residuals, rank, sv] = linalg::lstsq(tall.to(dev), rhs.to(dev));
+    expect_close(x.cpu(), r.at("ls_x"), 1e-10, 1e-10, ctx);
+    EXPECT_EQ(rank.item<int64_t>(), r.at("ls_rank").item<int64_t>()) << ctx;
+    EXPECT_EQ(residuals.numel(), 0) << ctx;
+    auto [xd, rd, rankd, svd_] = linalg::lstsq(tall.to(dev), rhs.to(dev), std::nullopt, "gelsd");
+    expect_close(rd.cpu(), r.at("lsd_res"), 1e-10, 1e-10, ctx);
+    expect_close(svd_.cpu(), r.at("lsd_sv"), 1e-10, 1e-10, ctx);
+  }
+}
+
+TEST(LinalgLuPublic, GradientsMatchPyTorch) {
+  Tensor A = well_conditioned({2, 3, 3}, kDouble, 36), B = et::make_input({2, 3, 2}, kDouble, 37);
+  Tensor H = et::make_input({5, 3}, kDouble, 38), tau = et::make_input({2}, kDouble, 39);
+  Tensor G = et::make_input({5, 3}, kDouble, 40), C = et::make_input({5, 2}, kDouble, 41);
+  auto r = torch_run(
+      "a.requires_grad_(); b.requires_grad_(); h.requires_grad_(); tau.requires_grad_(); "
+      "g.requires_grad_(); c.requires_grad_()\n"
+      "lu, piv = torch.linalg.lu_factor(a); P, L, U = torch.linalg.lu(a)\n"
+      "y = (lu ** 2).sum() + (L * U).sum() + U.sin().sum()"
+      " + torch.linalg.lu_solve(lu, piv, b).sin().sum()"
+      " + torch.linalg.lu_solve(lu, piv, b, adjoint=True).cos().sum()"
+      " + torch.linalg.lu_solve(lu, piv, b.mT, left=False).exp().sum()"
+      " + torch.linalg.lu_solve(lu, piv, b.mT, left=False, adjoint=True).pow(2).sum()"
+      " + torch.linalg.solve_triangular(a, b, upper=True).sin().sum()"
+      " + torch.linalg.solve_triangular(a, b.mT, upper=False, left=False, "
+      "unitriangular=True).sum()"
+      " + torch.linalg.householder_product(h, tau).sin().sum()"
+      " + torch.linalg.lstsq(g, c).solution.pow(2).sum()\n"
+      "ga, gb, gh, gt, gg, gc = torch.autograd.grad(y, (a, b, h, tau, g, c))",
+      {{"a", A}, {"b", B}, {"h", H}, {"tau", tau}, {"g", G}, {"c", C}},
+      {"ga", "gb", "gh", "gt", "gg", "gc"});
+  for (Device dev : et::test_devices()) {
+    const std::string ctx = dev.str();
+    Tensor a = A.to(dev).requires_grad_(), b = B.to(dev).requires_grad_(),
+           h = H.to(dev).requires_grad_(), t = tau.to(dev).requires_grad_(),
+           g = G.to(dev).requires_grad_(), c = C.to(dev).requires_grad_();
+    auto [lu, piv] = linalg::lu_factor(a);
+    auto [P, L, U] = linalg::lu(a);
+    const Tensor bt = b.transpose(-2, -1);
+    Tensor y = lu.pow(2).sum() + (L * U).sum() + U.sin().sum() +
+               linalg::lu_solve(lu, piv, b).sin().sum() +
+               linalg::lu_solve(lu, piv, b, true, true).cos().sum() +
+               linalg::lu_solve(lu, piv, bt, false).exp().sum() +
+               linalg::lu_solve(lu, piv, bt, false, true).pow(2).sum() +
+               linalg::solve_triangular(a, b, true).sin().sum() +
+               linalg::solve_triangular(a, bt, false, false, true).sum() +
+               linalg::householder_product(h, t).sin().sum() +
+               std::get<0>(linalg::lstsq(g, c)).pow(2).sum();
+    auto grads = autograd::grad({y}, {a, b, h, t, g, c});
+    const char* names[] = {"ga", "gb", "gh", "gt", "gg", "gc"};
+    for (size_t i = 0; i < grads.size(); ++i) {
+      expect_close(grads[i].cpu(), r.at(names[i]), 1e-8, 1e-8, ctx + " " + names[i]);
+    }
+  }
+}
+
+TEST(LinalgLuPublic, BadInputRaisesPyTorchsErrors) {
+  Tensor A = eye(3, kDouble);
+  EXPECT_EQ(error_of([&] { linalg::lu_factor(A, false); }),
+            "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
+  EXPECT_EQ(error_of([&] {
+              linalg::lu_factor(stack({eye(2, kDouble), zeros({2, 2}, kDouble)}));
+            }),
+            "torch.linalg.lu_factor: (Batch element 1): U[1,1] is zero and using it on lu_solve "
+            "would result in a division by zero. If you still want to perform the factorization, "
+            "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)");
+  EXPECT_EQ(error_of([&] {
+              linalg::lu_solve(A, ones({3}, kLong), ones({3, 1}, kDouble));
+            }),
+            "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32");
+  EXPECT_EQ(
+      error_of([&] {
+        linalg::lu_solve(A, ones({3}, kInt), ones({4, 2}, kDouble));
+      }),
+      "linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 4x2)");
+  EXPECT_EQ(error_of([&] { linalg::solve_triangular(A, ones({3}, kDouble), true); }),
+            "linalg.solve_triangular: The input tensor B must have at least 2 dimensions.");
+  EXPECT_EQ(error_of([&] { linalg::lstsq(A, ones({4}, kDouble)); }),
+            "torch.linalg.lstsq: input.size(-2) should match other.size(-1)");
+  EXPECT_EQ(error_of([&] {
+              linalg::lstsq(A, ones({3, 1}, kDouble), std::nullopt, "foo");
+            }),
+            "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+  EXPECT_EQ(error_of([&] {
+              linalg::householder_product(ones({2, 3}), ones({2}));
+            }),
+            "torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+            "input.shape[-1]");
+  // The process goes on.
+  EXPECT_EQ(std::get<0>(linalg::lu_factor(A)).sizes(), IntArrayRef({3, 3}));
+}

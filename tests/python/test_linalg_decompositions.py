@@ -15,6 +15,8 @@ TALL = torch.randn(2, 5, 3, dtype=torch.float64)
 WIDE = torch.randn(3, 6, dtype=torch.float64)
 _S = torch.randn(3, 4, 4, dtype=torch.float64)
 SYM = _S + _S.mT
+WELL = torch.randn(2, 3, 3, dtype=torch.float64) + 3 * torch.eye(3, dtype=torch.float64)
+RHS = torch.randn(2, 3, 2, dtype=torch.float64)
 
 
 def em(t, device="cpu"):
@@ -59,6 +61,21 @@ CASES = [
     ("linalg.svdvals", lambda T, a: T.linalg.svdvals(a).pow(3).sum(), [TALL]),
     ("svd", lambda T, a: T.svd(a).S.sum() + T.svd(a).V.pow(2).sum(), [TALL]),
     ("svd_method", lambda T, a: a.svd()[1].exp().sum(), [WIDE]),
+    ("linalg.lu_factor", lambda T, a: T.linalg.lu_factor(a).LU.sin().sum(), [WELL]),
+    ("linalg.lu", lambda T, a: (lambda r: (r.L * r.U).sum() + r.U.sum())(T.linalg.lu(a)), [WELL]),
+    ("linalg.lu_solve", lambda T, a, b: T.linalg.lu_solve(*T.linalg.lu_factor(a), b).sin().sum(),
+     [WELL, RHS]),
+    ("linalg.lu_solve_adjoint_right", lambda T, a, b: T.linalg.lu_solve(
+        *T.linalg.lu_factor(a), b.mT, left=False, adjoint=True).exp().sum(), [WELL, RHS]),
+    ("linalg.solve_triangular", lambda T, a, b: T.linalg.solve_triangular(
+        a, b, upper=False).sin().sum(), [WELL, RHS]),
+    ("linalg.householder_product", lambda T, a, t: T.linalg.householder_product(
+        a, t[0, 0, :2]).sin().sum(), [TALL[0], WELL]),
+    ("linalg.lstsq", lambda T, a, b: T.linalg.lstsq(a, b[:, :2]).solution.pow(2).sum(),
+     [TALL[0], TALL[1]]),
+    ("linalg.inv_ex", lambda T, a: T.linalg.inv_ex(a).inverse.sum(), [WELL]),
+    ("linalg.solve_ex", lambda T, a, b: T.linalg.solve_ex(a, b).result.sin().sum(), [WELL, RHS]),
+    ("linalg.cholesky_ex", lambda T, a: T.linalg.cholesky_ex(a @ a.mT).L.sum(), [WELL]),
 ]
 
 
@@ -100,6 +117,25 @@ def test_outputs_match_torch(device):
           rtol=1e-5, atol=1e-5)
 
 
+def test_ex_forms_and_lstsq_outputs():
+    singular = torch.stack([torch.eye(2, dtype=torch.float64), torch.zeros(2, 2, dtype=torch.float64)])
+    for name in ("inv_ex", "cholesky_ex"):
+        t, e = getattr(torch.linalg, name)(singular), getattr(ember.linalg, name)(em(singular))
+        assert type(e).__name__ == type(t).__name__
+        close(e.info, t.info)
+    t = torch.linalg.lu_factor_ex(singular)
+    e = ember.linalg.lu_factor_ex(em(singular))
+    close(e.info, t.info)
+    close(e.pivots, t.pivots)
+    for driver in (None, "gels", "gelsd", "gelss"):
+        t = torch.linalg.lstsq(TALL, TALL[..., :2] + 1, driver=driver)
+        e = ember.linalg.lstsq(em(TALL), em(TALL[..., :2] + 1), driver=driver)
+        close(e.solution, t.solution)
+        close(e.residuals, t.residuals)
+        close(e.rank, t.rank)
+        close(e.singular_values, t.singular_values)
+
+
 def test_return_types_print_as_torch():
     x = torch.tensor([[2.0, 1.0], [1.0, 2.0]], dtype=torch.float64)
     pairs = [
@@ -130,6 +166,13 @@ def test_return_types_print_as_torch():
     lambda T: T.linalg.svdvals(T.ones(2, 2, dtype=T.int64)),
     lambda T: T.linalg.qr(T.ones(3, 2, requires_grad=True), mode="r")[1].sum().backward(),
     lambda T: T.linalg.qr(T.ones(3, 2, requires_grad=True), mode="complete")[0].sum().backward(),
+    lambda T: T.linalg.lu_factor(T.eye(2), pivot=False),
+    lambda T: T.linalg.lu_factor(T.stack([T.eye(2), T.zeros(2, 2)])),
+    lambda T: T.linalg.lu_solve(T.eye(2), T.ones(2, dtype=T.int64), T.ones(2, 1)),
+    lambda T: T.linalg.solve_triangular(T.eye(2), T.ones(2), upper=True),
+    lambda T: T.linalg.lstsq(T.eye(2), T.ones(2, 1), driver="foo"),
+    lambda T: T.linalg.inv_ex(T.zeros(2, 2), check_errors=True),
+    lambda T: T.linalg.householder_product(T.ones(2, 3), T.ones(2)),
 ])
 def test_bad_input_raises_what_torch_raises(call):
     with pytest.raises(RuntimeError) as t_err:
