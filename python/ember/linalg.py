@@ -6,9 +6,10 @@ LinAlgError (a RuntimeError) is what a singular matrix raises, as torch.linalg.L
 from . import return_types as _return_types
 from ._C import _LinAlgError as LinAlgError
 from ._C import _linalg
-from ._C._linalg import (cholesky, det, eigvalsh, householder_product, inv, lu_solve, matrix_exp,
-                         matrix_norm, matrix_rank, norm, pinv, slogdet, solve, solve_triangular,
-                         svdvals, vector_norm)
+from ._C._linalg import (cholesky, cond, cross, det, diagonal, eigvalsh, householder_product, inv,
+                         lu_solve, matmul, matrix_exp, matrix_norm, matrix_power, matrix_rank,
+                         multi_dot, norm, pinv, slogdet, solve, solve_triangular, svdvals,
+                         tensorinv, tensorsolve, vander, vecdot, vector_norm)
 
 
 # The functions that return several tensors name them as PyTorch's return types.
@@ -69,7 +70,9 @@ def _svd(input, some=True, compute_uv=True):
     return _return_types.svd(*_linalg._svd_some(input, some, compute_uv))
 
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "det", "eigh", "eigvalsh",
-           "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
-           "lu_solve", "matrix_exp", "matrix_norm", "matrix_rank", "norm", "pinv", "qr", "slogdet",
-           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+           "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+           "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
+           "vector_norm"]

@@ -4,8 +4,8 @@
 // inv, solve, det, slogdet, cholesky, which ember/linalg.py re-exports as ember.linalg).
 // Each is ember.f(input, ...) and, where PyTorch has it, Tensor.f(...), with Tensor.f_(...) where
 // PyTorch has one; kernels run without the GIL. a @ b is in ops_operators.cpp.
-#include "ember/linalg.h"
 #include "ops_linalg.h"
+#include "ember/linalg.h"
 
 namespace ember::python {
 namespace {
@@ -72,6 +72,7 @@ void def_lu_functions(nb::module_& m, nb::class_<Tensor>& cls) {
       "A"_a);
   init_linalg_decompositions(m, sub, cls);
   init_linalg_functions(m, sub, cls);
+  init_linalg_composites(sub);
 }
 
 void def_triangles_and_diagonals(nb::module_& m, nb::class_<Tensor>& cls) {

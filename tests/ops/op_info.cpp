@@ -8,9 +8,9 @@ namespace ember::testing {
 const std::vector<OpInfo>& all_ops() {
   static const std::vector<OpInfo> rows = [] {
     std::vector<OpInfo> all;
-    for (auto family : {elementwise_rows, reduction_rows, shape_rows, more_shape_rows,
-                        indexing_rows, nn_rows, math_rows, linalg_decomposition_rows,
-                        linalg_function_rows}) {
+    for (auto family :
+         {elementwise_rows, reduction_rows, shape_rows, more_shape_rows, indexing_rows, nn_rows,
+          math_rows, linalg_decomposition_rows, linalg_function_rows, linalg_composite_rows}) {
       std::vector<OpInfo> part = family();
       all.insert(all.end(), part.begin(), part.end());
     }

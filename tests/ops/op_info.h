@@ -86,6 +86,7 @@ std::vector<OpInfo> nn_rows();
 std::vector<OpInfo> math_rows();
 std::vector<OpInfo> linalg_decomposition_rows();
 std::vector<OpInfo> linalg_function_rows();
+std::vector<OpInfo> linalg_composite_rows();
 // The ops that op_rows_elementwise.cpp gives extras (domains, tolerances, ...) beyond
 // ember/op_table.h: each must be a table op (test_op_coverage).
 std::vector<std::string> op_table_extra_names();
