@@ -24,14 +24,14 @@ struct CpuBf16Autocast {
 #include "train_cases.h"
 
 static const char* kUsage =
-    "bench_ember [--groups small,elementwise,reduce,gemm,softmax,attention,layers,train,amp,epoch] "
-    "[--threads N]\n"
+    "bench_ember [--groups small,elementwise,reduce,gemm,softmax,linalg,attention,layers,train,amp,"
+    "epoch] [--threads N]\n"
     "            [--epochs N] [--quick] [--list] [--out FILE]\n";
 
 int main(int argc, char** argv) {
   bench::Options opts = bench::parse_args(argc, argv, kUsage);
   if (opts.list_only) {
-    std::puts("small elementwise reduce gemm softmax attention layers train amp epoch");
+    std::puts("small elementwise reduce gemm softmax linalg attention layers train amp epoch");
     return 0;
   }
   // Ember's loops and OpenBLAS both run on OpenMP: one setting pins both.

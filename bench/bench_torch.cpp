@@ -37,14 +37,14 @@ inline torch::Tensor attention(const torch::Tensor& q, const torch::Tensor& k,
 #include "train_cases.h"
 
 static const char* kUsage =
-    "bench_torch [--groups small,elementwise,reduce,gemm,softmax,attention,layers,train,amp,epoch] "
-    "[--threads N]\n"
+    "bench_torch [--groups small,elementwise,reduce,gemm,softmax,linalg,attention,layers,train,amp,"
+    "epoch] [--threads N]\n"
     "            [--epochs N] [--quick] [--list] [--out FILE]\n";
 
 int main(int argc, char** argv) {
   bench::Options opts = bench::parse_args(argc, argv, kUsage);
   if (opts.list_only) {
-    std::puts("small elementwise reduce gemm softmax attention layers train amp epoch");
+    std::puts("small elementwise reduce gemm softmax linalg attention layers train amp epoch");
     return 0;
   }
   torch::set_num_threads(opts.threads);

@@ -118,6 +118,33 @@ inline void softmax_rows(Runner& r) {
          [&] { tt::Tensor y = tt::log_softmax(logits, -1); });
 }
 
+// The decompositions and factorisations on the shapes models meet: one mid-sized matrix, and a
+// batch of small ones (per-sample whitening, parametrisations). Both libraries call LAPACK here.
+inline void linalg_rows(Runner& r) {
+  if (!r.wants("linalg")) return;
+  tt::Tensor square = tt::randn({256, 256}, tt::kDouble);
+  tt::Tensor sym = square + square.t();
+  tt::Tensor batch = tt::randn({256, 8, 8}, tt::kDouble);
+  r.time("linalg", "qr_256", Unit::kMilliseconds, 0,
+         [&] { auto qr = tt::linalg::qr(square, "reduced"); });
+  r.time("linalg", "eigh_256", Unit::kMilliseconds, 0,
+         [&] { auto e = tt::linalg::eigh(sym, "L"); });
+  // The nuclear norm is the sum of the singular values: an SVD without vectors in both libraries
+  // (svdvals itself takes a driver argument in libtorch only).
+  r.time("linalg", "nuclear_norm_256", Unit::kMilliseconds, 0, [&] {
+    tt::Tensor s = tt::linalg::matrix_norm(square, "nuc", {-2, -1}, false, {});
+  });
+  r.time("linalg", "lu_factor_256", Unit::kMilliseconds, 0,
+         [&] { auto f = tt::linalg::lu_factor(square, true); });
+  r.time("linalg", "qr_b256x8", Unit::kMicroseconds, 0,
+         [&] { auto qr = tt::linalg::qr(batch, "reduced"); });
+  r.time("linalg", "eigh_b256x8", Unit::kMicroseconds, 0,
+         [&] { auto e = tt::linalg::eigh(batch + batch.transpose(-2, -1), "L"); });
+  r.time("linalg", "nuclear_norm_b256x8", Unit::kMicroseconds, 0, [&] {
+    tt::Tensor s = tt::linalg::matrix_norm(batch, "nuc", {-2, -1}, false, {});
+  });
+}
+
 inline void op_rows(Runner& r) {
   tt::manual_seed(0);
   small_op_rows(r);
@@ -125,6 +152,7 @@ inline void op_rows(Runner& r) {
   reduction_rows(r);
   gemm_rows(r);
   softmax_rows(r);
+  linalg_rows(r);
 }
 
 }  // namespace bench
